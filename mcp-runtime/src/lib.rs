@@ -1,0 +1,17 @@
+//! The runtime of the `mcp` framework.
+//!
+//! Modules, one concern each:
+//! - [`protocol`]: JSON-RPC 2.0 and the MCP types of 2026-07-28 and 2025-11-25.
+//! - [`server`]: the low-level [`Server`](server::Server), dispatch, the generation gate.
+//! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
+//! - [`transport`]: stdio and in-memory transports.
+//! - [`client`]: a client that speaks both generations.
+//! - [`auth`]: the verified identity of a caller.
+#![forbid(unsafe_code)]
+
+pub mod auth;
+pub mod client;
+pub mod protocol;
+pub mod server;
+pub mod state;
+pub mod transport;

@@ -1,0 +1,1 @@
+//! trybuild cases of the `mcp` macros live in `pass/` and `fail/`.
