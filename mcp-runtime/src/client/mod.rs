@@ -1,1 +1,286 @@
-//! placeholder
+//! A client connection: sends requests, matches responses, surfaces notifications.
+//!
+//! This is the foundation the automatic round loop builds on. Every 2026-07-28 request it sends
+//! carries the version, capabilities and client info in `_meta`; after
+//! [`initialize`](Client::initialize) it speaks 2025-11-25 instead.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation,
+    InitializeParams, InitializeResult, InputResponses, ListToolsResult, McpError, Outcome,
+    RawNotification, ReadResourceResult, RequestId, V2025_11_25, V2026_07_28, keys, methods,
+    notification_line, request_line,
+};
+use crate::transport::Duplex;
+
+/// Why a request did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with an error: {0}")]
+    Rpc(#[from] McpError),
+    /// The connection closed before the answer arrived.
+    #[error("the connection closed")]
+    Closed,
+    /// The answer did not have the expected shape.
+    #[error("unexpected result: {0}")]
+    Decode(#[from] serde_json::Error),
+}
+
+type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, McpError>>>>;
+
+/// A connection to a server.
+///
+/// ```
+/// use mcp_runtime::client::Client;
+/// use mcp_runtime::protocol::{CallToolResult, Implementation};
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::transport::memory;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let server = Server::builder(Implementation::new("s", "1"))
+///     .on_call_tool(|_, _| async { Ok(CallToolResult::text("hi")) })
+///     .build();
+/// let (client_end, server_end) = memory::pair();
+/// tokio::spawn(async move { server.serve(server_end).await });
+/// let client = Client::connect(client_end, Implementation::new("c", "1"));
+/// let outcome = client.call_tool_once("greet", None, None, None).await.unwrap();
+/// assert!(matches!(outcome, mcp_runtime::protocol::Outcome::Complete(_)));
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    outgoing: mpsc::Sender<String>,
+    pending: Arc<Pending>,
+    next_id: AtomicI64,
+    info: Implementation,
+    capabilities: Mutex<ClientCapabilities>,
+    legacy: Mutex<Option<String>>,
+    notifications: Mutex<Option<mpsc::UnboundedReceiver<RawNotification>>>,
+}
+
+impl Client {
+    /// Connects over `duplex`, introducing itself as `info`.
+    pub fn connect(duplex: Duplex, info: Implementation) -> Self {
+        let Duplex {
+            mut incoming,
+            outgoing,
+        } = duplex;
+        let pending: Arc<Pending> = Arc::default();
+        let (note_tx, note_rx) = mpsc::unbounded_channel();
+        let router = pending.clone();
+        tokio::spawn(async move {
+            while let Some(frame) = incoming.recv().await {
+                let Ok(line) = frame else { continue };
+                match crate::protocol::Incoming::parse(&line) {
+                    Ok(crate::protocol::Incoming::Response(r)) => {
+                        let waiter = lock(&router).remove(&r.id);
+                        match waiter {
+                            Some(tx) => {
+                                let _ = tx.send(r.outcome);
+                            }
+                            None => tracing::debug!(id = %r.id, "late or unknown response"),
+                        }
+                    }
+                    Ok(crate::protocol::Incoming::Notification(n)) => {
+                        let _ = note_tx.send(n);
+                    }
+                    Ok(crate::protocol::Incoming::Request(r)) => {
+                        tracing::debug!(method = %r.method, "server request ignored");
+                    }
+                    Err(rejected) => tracing::debug!(error = %rejected.error, "bad message"),
+                }
+            }
+            // Closing: every waiter learns the connection is gone.
+            lock(&router).clear();
+        });
+        Self {
+            inner: Arc::new(Inner {
+                outgoing,
+                pending,
+                next_id: AtomicI64::new(1),
+                info,
+                capabilities: Mutex::new(ClientCapabilities::default()),
+                legacy: Mutex::new(None),
+                notifications: Mutex::new(Some(note_rx)),
+            }),
+        }
+    }
+
+    /// Declares these capabilities on every request from now on.
+    pub fn with_capabilities(self, capabilities: ClientCapabilities) -> Self {
+        *lock(&self.inner.capabilities) = capabilities;
+        self
+    }
+
+    /// The notifications the server sends (progress, log messages). Only the first call gets
+    /// the receiver.
+    pub fn notifications(&self) -> Option<mpsc::UnboundedReceiver<RawNotification>> {
+        lock(&self.inner.notifications).take()
+    }
+
+    /// The revision in use: 2026-07-28 unless [`initialize`](Self::initialize) negotiated another.
+    pub fn protocol_version(&self) -> String {
+        lock(&self.inner.legacy)
+            .clone()
+            .unwrap_or_else(|| V2026_07_28.to_owned())
+    }
+
+    /// Sends a request exactly as given (no `_meta` added) and decodes its result.
+    pub async fn request_raw<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ClientError> {
+        let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.inner.pending).insert(id.clone(), tx);
+        let line = request_line(&id, method, params);
+        if self.inner.outgoing.send(line).await.is_err() {
+            lock(&self.inner.pending).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        let raw = rx.await.map_err(|_| ClientError::Closed)??;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// Sends a request of the current revision: in 2026-07-28, `_meta` carries the version,
+    /// capabilities and client info.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, ClientError> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if lock(&self.inner.legacy).is_none() {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(keys::PROTOCOL_VERSION.into(), json!(V2026_07_28));
+                meta.insert(
+                    keys::CLIENT_CAPABILITIES.into(),
+                    serde_json::to_value(&*lock(&self.inner.capabilities))?,
+                );
+                meta.insert(
+                    keys::CLIENT_INFO.into(),
+                    serde_json::to_value(&self.inner.info)?,
+                );
+            }
+        }
+        self.request_raw(method, &params).await
+    }
+
+    /// Sends a notification.
+    pub async fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), ClientError> {
+        self.inner
+            .outgoing
+            .send(notification_line(method, params))
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`).
+    pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
+        let params = InitializeParams {
+            protocol_version: V2025_11_25.to_owned(),
+            capabilities: lock(&self.inner.capabilities).clone(),
+            client_info: self.inner.info.clone(),
+        };
+        let result: InitializeResult = self.request_raw(methods::INITIALIZE, &params).await?;
+        *lock(&self.inner.legacy) = Some(result.protocol_version.clone());
+        self.notify("notifications/initialized", &json!({})).await?;
+        Ok(result)
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.request(methods::DISCOVER, json!({})).await
+    }
+
+    /// `tools/list` (one page).
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
+        self.request(methods::TOOLS_LIST, json!({ "cursor": cursor }))
+            .await
+    }
+
+    /// One `tools/call` round: the final result or the server's request for input.
+    pub async fn call_tool_once(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<CallToolResult>, ClientError> {
+        let mut params = json!({ "name": name });
+        round_params(&mut params, arguments, input_responses, request_state);
+        self.request(methods::TOOLS_CALL, params).await
+    }
+
+    /// One `prompts/get` round.
+    pub async fn get_prompt_once(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<GetPromptResult>, ClientError> {
+        let mut params = json!({ "name": name });
+        round_params(&mut params, arguments, input_responses, request_state);
+        self.request(methods::PROMPTS_GET, params).await
+    }
+
+    /// One `resources/read` round.
+    pub async fn read_resource_once(
+        &self,
+        uri: &str,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<ReadResourceResult>, ClientError> {
+        let mut params = json!({ "uri": uri });
+        round_params(&mut params, None, input_responses, request_state);
+        self.request(methods::RESOURCES_READ, params).await
+    }
+}
+
+fn round_params(
+    params: &mut Value,
+    arguments: Option<Value>,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+) {
+    if let Value::Object(map) = params {
+        if let Some(a) = arguments {
+            map.insert("arguments".into(), a);
+        }
+        if let Some(r) = input_responses {
+            map.insert(
+                "inputResponses".into(),
+                Value::Object(r.0.into_iter().collect()),
+            );
+        }
+        if let Some(s) = request_state {
+            map.insert("requestState".into(), Value::String(s));
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

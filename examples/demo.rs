@@ -1,0 +1,167 @@
+//! The provisioner, end to end in one process: a server that needs to know which region to
+//! provision in, and a client that answers the question from a script.
+//!
+//! Round 1: the client calls `provision`; the server returns an `InputRequiredResult` asking for
+//! the region, with an opaque `requestState`. Round 2: the client retries the same call with
+//! the answer and the state echoed byte for byte; the server finishes.
+//!
+//! Run it with `cargo run --example demo`. Every message on the wire is printed.
+
+use mcp::client::Client;
+use mcp::protocol::{
+    CallToolParams, CallToolResult, ElicitAction, ElicitParams, ElicitResult, Implementation,
+    InputRequest, InputRequiredResult, InputResponses, McpError, Outcome, Tool,
+};
+use mcp::server::{RequestContext, Server};
+use mcp::transport::{Duplex, memory};
+use serde_json::json;
+
+const STATE: &str = "awaiting-region";
+
+fn provisioner() -> Server {
+    let provision = Tool::new(
+        "provision",
+        json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "The database to create."}},
+            "required": ["name"],
+        }),
+    )
+    .with_description("Provision a database. Asks which region to put it in.");
+    Server::builder(Implementation::new(
+        "provisioner",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .tools(vec![provision])
+    .on_call_tool(provision_handler)
+    .build()
+}
+
+async fn provision_handler(
+    _ctx: RequestContext,
+    call: CallToolParams,
+) -> Result<Outcome<CallToolResult>, McpError> {
+    if call.name != "provision" {
+        return Err(McpError::invalid_params(format!(
+            "Unknown tool: {}",
+            call.name
+        )));
+    }
+    let Some(name) = call
+        .arguments
+        .as_ref()
+        .and_then(|a| a.get("name"))
+        .and_then(|n| n.as_str())
+    else {
+        return Ok(CallToolResult::error("`name` is required and must be a string").into());
+    };
+    // An answer counts only when it comes back with the state of the round that asked for it.
+    let answer = call
+        .input_responses
+        .as_ref()
+        .filter(|_| call.request_state.as_deref() == Some(STATE))
+        .and_then(|r| r.elicit("region"))
+        .transpose()?;
+    match answer {
+        Some(ElicitResult {
+            action: ElicitAction::Accept,
+            content: Some(content),
+        }) => match content.get("region").and_then(|r| r.as_str()) {
+            Some(region) => {
+                Ok(CallToolResult::text(format!("Provisioned '{name}' in {region}.")).into())
+            }
+            None => Ok(CallToolResult::error("The answer did not name a region").into()),
+        },
+        Some(_) => Ok(CallToolResult::error("Provisioning cancelled: no region was chosen").into()),
+        None => Ok(InputRequiredResult::new()
+            .ask(
+                "region",
+                InputRequest::Elicit(ElicitParams::form(
+                    format!("Which region should '{name}' live in?"),
+                    json!({
+                        "type": "object",
+                        "properties": {"region": {
+                            "type": "string",
+                            "enum": ["eu-west-1", "us-east-1", "ap-south-1"],
+                        }},
+                        "required": ["region"],
+                    }),
+                )),
+            )
+            .with_state(STATE)
+            .into()),
+    }
+}
+
+/// Relays messages between two ends, printing each one.
+fn tapped_pair() -> (Duplex, Duplex) {
+    fn pump(
+        mut rx: tokio::sync::mpsc::Receiver<mcp::transport::Frame>,
+        tx: tokio::sync::mpsc::Sender<String>,
+        arrow: &'static str,
+    ) {
+        tokio::spawn(async move {
+            while let Some(Ok(line)) = rx.recv().await {
+                println!("{arrow} {line}");
+                if tx.send(line).await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    let (client_side, tap_client) = memory::pair();
+    let (tap_server, server_side) = memory::pair();
+    pump(tap_client.incoming, tap_server.outgoing, "->");
+    pump(tap_server.incoming, tap_client.outgoing, "<-");
+    (client_side, server_side)
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let (client_end, server_end) = tapped_pair();
+    let server = provisioner();
+    tokio::spawn(async move { server.serve(server_end).await });
+
+    let client = Client::connect(client_end, Implementation::new("demo-client", "1.0.0"))
+        .with_capabilities(serde_json::from_value(json!({"elicitation": {}}))?);
+
+    let arguments = json!({"name": "orders"});
+    let (mut responses, mut state) = (None, None);
+    for round in 1.. {
+        println!("\n== round {round}: tools/call provision");
+        match client
+            .call_tool_once(
+                "provision",
+                Some(arguments.clone()),
+                responses.take(),
+                state.take(),
+            )
+            .await?
+        {
+            Outcome::Complete(result) => {
+                let text = result
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .unwrap_or("");
+                println!("\n== done: {text}");
+                break;
+            }
+            Outcome::InputRequired(ask) => {
+                let mut answers = InputResponses::new();
+                for (key, request) in ask.requests() {
+                    if let InputRequest::Elicit(question) = request {
+                        println!("   the server asks ({key}): {}", question.message());
+                        println!("   the scripted user answers: eu-west-1");
+                        let content = json!({"region": "eu-west-1"});
+                        let content = content.as_object().cloned().unwrap_or_default();
+                        answers.insert(key, ElicitResult::accept(content));
+                    }
+                }
+                responses = Some(answers);
+                state = ask.request_state;
+            }
+        }
+    }
+    Ok(())
+}

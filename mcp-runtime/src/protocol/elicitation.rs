@@ -1,0 +1,156 @@
+//! Elicitation: asking the user, through the client, for a form or to visit a URL.
+
+use serde::de::Error as _;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::jsonrpc::JsonObject;
+
+/// What an `elicitation/create` asks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ElicitParams {
+    /// A form: a flat object schema of primitive fields.
+    Form {
+        /// The question shown to the user.
+        message: String,
+        /// `{"type":"object","properties":{…},"required":[…]}`.
+        requested_schema: Value,
+    },
+    /// An out-of-band interaction at a URL (consent to open it is the `accept`).
+    Url {
+        /// Why the user should open it.
+        message: String,
+        /// The URL.
+        url: String,
+    },
+}
+
+impl ElicitParams {
+    /// A form question.
+    pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
+        ElicitParams::Form {
+            message: message.into(),
+            requested_schema,
+        }
+    }
+
+    /// A URL question.
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        ElicitParams::Url {
+            message: message.into(),
+            url: url.into(),
+        }
+    }
+
+    /// The question shown to the user.
+    pub fn message(&self) -> &str {
+        match self {
+            ElicitParams::Form { message, .. } | ElicitParams::Url { message, .. } => message,
+        }
+    }
+}
+
+impl Serialize for ElicitParams {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(3))?;
+        match self {
+            ElicitParams::Form {
+                message,
+                requested_schema,
+            } => {
+                map.serialize_entry("mode", "form")?;
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("requestedSchema", requested_schema)?;
+            }
+            ElicitParams::Url { message, url } => {
+                map.serialize_entry("mode", "url")?;
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("url", url)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ElicitParams {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire {
+            mode: Option<String>,
+            message: String,
+            requested_schema: Option<Value>,
+            url: Option<String>,
+        }
+        let wire = Wire::deserialize(d)?;
+        // A missing mode means form mode.
+        match wire.mode.as_deref().unwrap_or("form") {
+            "form" => Ok(ElicitParams::Form {
+                message: wire.message,
+                requested_schema: wire
+                    .requested_schema
+                    .ok_or_else(|| D::Error::missing_field("requestedSchema"))?,
+            }),
+            "url" => Ok(ElicitParams::Url {
+                message: wire.message,
+                url: wire.url.ok_or_else(|| D::Error::missing_field("url"))?,
+            }),
+            other => Err(D::Error::unknown_variant(other, &["form", "url"])),
+        }
+    }
+}
+
+/// The user's choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// Submitted (form) or agreed to open the URL.
+    Accept,
+    /// Said no.
+    Decline,
+    /// Dismissed without choosing.
+    Cancel,
+}
+
+/// The answer to an `elicitation/create`.
+///
+/// ```
+/// use mcp_runtime::protocol::{ElicitAction, ElicitResult};
+/// let r: ElicitResult = serde_json::from_str(r#"{"action":"accept","content":{"region":"eu-west-1"}}"#).unwrap();
+/// assert_eq!(r.action, ElicitAction::Accept);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The form values, for an accepted form.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<JsonObject>,
+}
+
+impl ElicitResult {
+    /// An accepted form with these values.
+    pub fn accept(content: JsonObject) -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content: Some(content),
+        }
+    }
+
+    /// A declined question.
+    pub fn decline() -> Self {
+        Self {
+            action: ElicitAction::Decline,
+            content: None,
+        }
+    }
+
+    /// A cancelled question.
+    pub fn cancel() -> Self {
+        Self {
+            action: ElicitAction::Cancel,
+            content: None,
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! JSON-RPC errors and the MCP error codes.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::capabilities::ClientCapabilities;
+use super::version::MODERN_VERSIONS;
+
+/// The error codes MCP uses, JSON-RPC's own and the 2026-07-28 additions.
+pub mod code {
+    /// Invalid JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// Not a valid JSON-RPC request.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// Unknown method, or one behind a server capability the server does not offer.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Bad params: missing `_meta`, unknown tool or prompt, bad cursor, unknown resource,
+    /// a rejected `requestState`.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// The server failed.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// HTTP routing headers missing or not matching the body.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// The request needs a client capability it did not declare.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// The requested protocol version is not served here.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// The one message every rejected `requestState` gets, whatever the cause.
+pub const INVALID_REQUEST_STATE_MESSAGE: &str = "Invalid or expired requestState";
+
+/// A JSON-RPC error object: what a request fails with on the wire.
+///
+/// ```
+/// use mcp_runtime::protocol::McpError;
+/// let e = McpError::invalid_params("unknown tool: nope");
+/// assert_eq!(e.code, -32602);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message} ({code})")]
+pub struct McpError {
+    /// The error code (see [`code`]).
+    pub code: i32,
+    /// A short description.
+    pub message: Cow<'static, str>,
+    /// Structured detail, when the code defines some.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+}
+
+impl McpError {
+    /// An error with a code and a message.
+    pub fn new(code: i32, message: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// Attaches `data`.
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// -32700: the message is not JSON.
+    pub fn parse_error(detail: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::PARSE_ERROR, detail)
+    }
+
+    /// -32600: not a valid JSON-RPC request.
+    pub fn invalid_request(detail: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INVALID_REQUEST, detail)
+    }
+
+    /// -32601: the method does not exist here.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(
+            code::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
+    }
+
+    /// -32602: the params are not acceptable.
+    pub fn invalid_params(detail: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INVALID_PARAMS, detail)
+    }
+
+    /// -32603: the server failed. Keep `detail` free of internals a client should not see.
+    pub fn internal(detail: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::INTERNAL_ERROR, detail)
+    }
+
+    /// -32020: HTTP routing headers missing or disagreeing with the body.
+    pub fn header_mismatch(detail: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(code::HEADER_MISMATCH, detail)
+    }
+
+    /// -32021: the request needs client capabilities it did not declare.
+    pub fn missing_capability(
+        detail: impl Into<Cow<'static, str>>,
+        required: &ClientCapabilities,
+    ) -> Self {
+        Self::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, detail)
+            .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// -32022: the requested protocol version is not served here.
+    pub fn unsupported_version(requested: &str) -> Self {
+        Self::new(
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            format!("Unsupported protocol version: {requested}"),
+        )
+        .with_data(json!({ "supported": MODERN_VERSIONS, "requested": requested }))
+    }
+
+    /// The fixed answer to any `requestState` that fails verification.
+    pub fn invalid_request_state() -> Self {
+        Self::new(code::INVALID_PARAMS, INVALID_REQUEST_STATE_MESSAGE)
+            .with_data(json!({ "reason": "invalid_request_state" }))
+    }
+
+    /// -32602 for a resource that does not exist, with the URI in `data`.
+    pub fn resource_not_found(uri: &str) -> Self {
+        Self::new(code::INVALID_PARAMS, format!("Resource not found: {uri}"))
+            .with_data(json!({ "uri": uri }))
+    }
+}

@@ -1,0 +1,365 @@
+//! The JSON-RPC 2.0 envelope: ids, classifying an incoming line, and writing responses.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::error::McpError;
+
+/// A JSON-RPC request id: a string or an integer, never `null`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(String),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.to_owned())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => s.serialize_i64(*n),
+            RequestId::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl de::Visitor<'_> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("id out of range"))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<RequestId, E> {
+                Ok(RequestId::String(v))
+            }
+        }
+        d.deserialize_any(IdVisitor)
+    }
+}
+
+/// A request the peer sent: method, id and the raw params (decoded later, per method).
+#[derive(Debug, Clone)]
+pub struct RawRequest {
+    /// The request id.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The params exactly as sent; `None` when absent or `null`.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A notification the peer sent.
+#[derive(Debug, Clone)]
+pub struct RawNotification {
+    /// The method name.
+    pub method: String,
+    /// The params exactly as sent.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A response the peer sent to one of our requests.
+#[derive(Debug, Clone)]
+pub struct RawResponse {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result, or the error.
+    pub outcome: Result<Box<RawValue>, McpError>,
+}
+
+/// One incoming JSON-RPC message, classified.
+#[derive(Debug, Clone)]
+pub enum Incoming {
+    /// A request: it gets exactly one response.
+    Request(RawRequest),
+    /// A notification: it never gets a response.
+    Notification(RawNotification),
+    /// A response to a request we sent.
+    Response(RawResponse),
+}
+
+/// Why a line is not a JSON-RPC message, with the id to answer under when one could be read.
+#[derive(Debug, Clone)]
+pub struct Rejected {
+    /// The id of the offending request, when it had a usable one (else the error goes out with `null`).
+    pub id: Option<RequestId>,
+    /// The error to send back.
+    pub error: McpError,
+    /// True for a malformed *response*: JSON-RPC never answers a response, so it is only logged.
+    pub silent: bool,
+}
+
+/// Distinguishes a member that is absent from one that is `null`.
+#[derive(Debug, Default)]
+enum Slot<'a> {
+    #[default]
+    Absent,
+    Present(&'a RawValue),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Slot<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&'a RawValue>::deserialize(d).map(Slot::Present)
+    }
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Slot<'a>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Slot<'a>,
+    #[serde(borrow, default)]
+    result: Slot<'a>,
+    #[serde(borrow, default)]
+    error: Slot<'a>,
+}
+
+impl Incoming {
+    /// Classifies one message. `Err` carries the JSON-RPC error the sender gets (or, for a
+    /// malformed response, one that is only logged).
+    pub fn parse(text: &str) -> Result<Incoming, Rejected> {
+        let reject = |id, error| {
+            Err(Rejected {
+                id,
+                error,
+                silent: false,
+            })
+        };
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('[') {
+            return match serde_json::from_str::<&RawValue>(text) {
+                Ok(_) => reject(
+                    None,
+                    McpError::invalid_request("Batch requests are not supported"),
+                ),
+                Err(e) => reject(None, McpError::parse_error(format!("Parse error: {e}"))),
+            };
+        }
+        let env: Envelope<'_> = match serde_json::from_str(text) {
+            Ok(env) => env,
+            Err(e) if e.is_syntax() || e.is_eof() => {
+                return reject(None, McpError::parse_error(format!("Parse error: {e}")));
+            }
+            Err(_) => {
+                return reject(
+                    None,
+                    McpError::invalid_request("A JSON-RPC message must be an object"),
+                );
+            }
+        };
+        let id = match env.id {
+            Slot::Absent => None,
+            Slot::Present(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+                Ok(id) => Some(id),
+                Err(_) => {
+                    return reject(
+                        None,
+                        McpError::invalid_request("The id must be a string or an integer"),
+                    );
+                }
+            },
+        };
+        if env.jsonrpc.as_deref() != Some("2.0") {
+            return reject(id, McpError::invalid_request("jsonrpc must be \"2.0\""));
+        }
+        let params = match env.params {
+            Slot::Absent => None,
+            Slot::Present(raw) => match raw.get().as_bytes().first() {
+                Some(b'{') => Some(raw.to_owned()),
+                Some(b'n') => None,
+                _ => {
+                    return reject(id, McpError::invalid_params("params must be an object"));
+                }
+            },
+        };
+        match (env.method, id) {
+            (Some(method), Some(id)) => {
+                if matches!(env.result, Slot::Present(_)) || matches!(env.error, Slot::Present(_)) {
+                    return reject(
+                        Some(id),
+                        McpError::invalid_request("A request carries no result or error"),
+                    );
+                }
+                Ok(Incoming::Request(RawRequest {
+                    id,
+                    method: method.into_owned(),
+                    params,
+                }))
+            }
+            (Some(method), None) => Ok(Incoming::Notification(RawNotification {
+                method: method.into_owned(),
+                params,
+            })),
+            (None, Some(id)) => match (env.result, env.error) {
+                (Slot::Present(result), Slot::Absent) => Ok(Incoming::Response(RawResponse {
+                    id,
+                    outcome: Ok(result.to_owned()),
+                })),
+                (Slot::Absent, Slot::Present(error)) => {
+                    let error =
+                        serde_json::from_str::<McpError>(error.get()).map_err(|_| Rejected {
+                            id: None,
+                            error: McpError::invalid_request("Malformed error object"),
+                            silent: true,
+                        })?;
+                    Ok(Incoming::Response(RawResponse {
+                        id,
+                        outcome: Err(error),
+                    }))
+                }
+                _ => Err(Rejected {
+                    id: Some(id),
+                    error: McpError::invalid_request("A response carries a result or an error"),
+                    silent: true,
+                }),
+            },
+            (None, None) => reject(
+                None,
+                McpError::invalid_request("A message needs a method, a result or an error"),
+            ),
+        }
+    }
+}
+
+/// Writes `{"jsonrpc":"2.0","id":…,"result":…}`.
+pub fn result_line<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> String {
+    to_line(&ResultResponse { id, result })
+}
+
+/// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id` is `null` when the request had none.
+pub fn error_line(id: Option<&RequestId>, error: &McpError) -> String {
+    to_line(&ErrorResponse { id, error })
+}
+
+/// Writes `{"jsonrpc":"2.0","method":…,"params":…}`.
+pub fn notification_line<T: Serialize + ?Sized>(method: &str, params: &T) -> String {
+    to_line(&Message {
+        id: None,
+        method,
+        params,
+    })
+}
+
+/// Writes `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`.
+pub fn request_line<T: Serialize + ?Sized>(id: &RequestId, method: &str, params: &T) -> String {
+    to_line(&Message {
+        id: Some(id),
+        method,
+        params,
+    })
+}
+
+fn to_line<T: Serialize>(message: &T) -> String {
+    // Every type we serialize has string keys and no failing `Serialize` impl; should one ever
+    // fail, the peer still gets a well-formed internal error instead of a torn line.
+    serde_json::to_string(message).unwrap_or_else(|e| {
+        tracing::error!(error = %e, "failed to serialize an outgoing message");
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
+            .to_owned()
+    })
+}
+
+struct ResultResponse<'a, T: ?Sized> {
+    id: &'a RequestId,
+    result: &'a T,
+}
+
+impl<T: Serialize + ?Sized> Serialize for ResultResponse<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Response", 3)?;
+        st.serialize_field("jsonrpc", "2.0")?;
+        st.serialize_field("id", self.id)?;
+        st.serialize_field("result", self.result)?;
+        st.end()
+    }
+}
+
+struct ErrorResponse<'a> {
+    id: Option<&'a RequestId>,
+    error: &'a McpError,
+}
+
+impl Serialize for ErrorResponse<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Response", 3)?;
+        st.serialize_field("jsonrpc", "2.0")?;
+        st.serialize_field("id", &self.id)?;
+        st.serialize_field("error", self.error)?;
+        st.end()
+    }
+}
+
+struct Message<'a, T: ?Sized> {
+    id: Option<&'a RequestId>,
+    method: &'a str,
+    params: &'a T,
+}
+
+impl<T: Serialize + ?Sized> Serialize for Message<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("Message", 4)?;
+        st.serialize_field("jsonrpc", "2.0")?;
+        if let Some(id) = self.id {
+            st.serialize_field("id", id)?;
+        }
+        st.serialize_field("method", self.method)?;
+        st.serialize_field("params", self.params)?;
+        st.end()
+    }
+}
+
+/// Decodes params into `T`, mapping failures to -32602 with serde's explanation
+/// (which names the offending field).
+pub fn decode_params<T: serde::de::DeserializeOwned>(
+    params: Option<&RawValue>,
+) -> Result<T, McpError> {
+    let text = params.map_or("{}", RawValue::get);
+    serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+}
+
+/// A JSON value that is known to be an object; a convenience alias for `_meta` and the like.
+pub type JsonObject = serde_json::Map<String, Value>;

@@ -1,0 +1,43 @@
+//! Request method names.
+
+/// `server/discover` (2026-07-28).
+pub const DISCOVER: &str = "server/discover";
+/// `initialize` (2025-11-25).
+pub const INITIALIZE: &str = "initialize";
+/// `ping` (2025-11-25).
+pub const PING: &str = "ping";
+/// `tools/list`.
+pub const TOOLS_LIST: &str = "tools/list";
+/// `tools/call`.
+pub const TOOLS_CALL: &str = "tools/call";
+/// `prompts/list`.
+pub const PROMPTS_LIST: &str = "prompts/list";
+/// `prompts/get`.
+pub const PROMPTS_GET: &str = "prompts/get";
+/// `resources/list`.
+pub const RESOURCES_LIST: &str = "resources/list";
+/// `resources/templates/list`.
+pub const RESOURCE_TEMPLATES_LIST: &str = "resources/templates/list";
+/// `resources/read`.
+pub const RESOURCES_READ: &str = "resources/read";
+/// `resources/subscribe` (2025-11-25).
+pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+/// `resources/unsubscribe` (2025-11-25).
+pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+/// `completion/complete`.
+pub const COMPLETE: &str = "completion/complete";
+/// `logging/setLevel` (2025-11-25).
+pub const SET_LEVEL: &str = "logging/setLevel";
+
+/// Methods that exist only in 2025-11-25: a 2026-07-28 request for one is -32601.
+pub const LEGACY_ONLY: &[&str] = &[
+    INITIALIZE,
+    PING,
+    SET_LEVEL,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_UNSUBSCRIBE,
+];
+
+/// Methods whose params may carry `inputResponses` / `requestState`, and whose result may be
+/// an `InputRequiredResult`.
+pub const MULTI_ROUND: &[&str] = &[TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];

@@ -1,0 +1,186 @@
+//! What a handler knows about the request it serves, and how it talks back while it runs.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::Identity;
+use crate::protocol::{
+    ClientCapabilities, Generation, Implementation, JsonObject, LoggingLevel, LoggingMessageParams,
+    ProgressParams, ProgressToken, RequestId, notification_line, notification_methods,
+};
+
+/// Where a request's notifications go: its own response stream (stdio: the shared output;
+/// HTTP: that request's SSE stream).
+#[derive(Debug, Clone)]
+pub struct NotificationSink(mpsc::Sender<String>);
+
+impl NotificationSink {
+    /// A sink that writes lines into `tx`.
+    pub fn new(tx: mpsc::Sender<String>) -> Self {
+        Self(tx)
+    }
+
+    async fn send(&self, line: String) {
+        // The peer hung up: the request is being torn down anyway.
+        let _ = self.0.send(line).await;
+    }
+}
+
+/// The request a handler is serving: who asked, with which capabilities, on which wire.
+///
+/// Cheap to clone; handlers may move it into spawned tasks.
+#[derive(Debug, Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Debug)]
+struct ContextInner {
+    id: RequestId,
+    generation: Generation,
+    protocol_version: String,
+    client_capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    log_level: Option<LoggingLevel>,
+    progress_token: Option<ProgressToken>,
+    meta: JsonObject,
+    identity: Option<Arc<Identity>>,
+    cancellation: CancellationToken,
+    sink: NotificationSink,
+}
+
+/// The facts a [`RequestContext`] is built from.
+#[derive(Debug)]
+pub(crate) struct ContextParts {
+    pub id: RequestId,
+    pub generation: Generation,
+    pub protocol_version: String,
+    pub client_capabilities: ClientCapabilities,
+    pub client_info: Option<Implementation>,
+    pub log_level: Option<LoggingLevel>,
+    pub progress_token: Option<ProgressToken>,
+    pub meta: JsonObject,
+    pub identity: Option<Arc<Identity>>,
+    pub cancellation: CancellationToken,
+    pub sink: NotificationSink,
+}
+
+impl RequestContext {
+    pub(crate) fn new(parts: ContextParts) -> Self {
+        let ContextParts {
+            id,
+            generation,
+            protocol_version,
+            client_capabilities,
+            client_info,
+            log_level,
+            progress_token,
+            meta,
+            identity,
+            cancellation,
+            sink,
+        } = parts;
+        Self {
+            inner: Arc::new(ContextInner {
+                id,
+                generation,
+                protocol_version,
+                client_capabilities,
+                client_info,
+                log_level,
+                progress_token,
+                meta,
+                identity,
+                cancellation,
+                sink,
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of this request (every round of a multi-round call has a new one).
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The wire this request came on.
+    pub fn generation(&self) -> Generation {
+        self.inner.generation
+    }
+
+    /// The protocol revision of this request.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol_version
+    }
+
+    /// What the client can do for this request (2026-07-28: declared on the request itself;
+    /// 2025-11-25: declared at `initialize`).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.client_capabilities
+    }
+
+    /// The client's self-reported identity: for display and logs, never for security.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// The verified caller, when the transport authenticates requests.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.inner.identity.as_deref()
+    }
+
+    /// Other `_meta` keys of the request (`traceparent`, extension keys, …).
+    pub fn meta(&self) -> &JsonObject {
+        &self.inner.meta
+    }
+
+    /// Whether the client cancelled this request.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancellation.is_cancelled()
+    }
+
+    /// Completes when the client cancels this request.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation.cancelled().await;
+    }
+
+    /// Reports progress, if the client asked for it with a `progressToken` (else does nothing).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(token) = &self.inner.progress_token else {
+            return;
+        };
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message,
+        };
+        self.notify(notification_methods::PROGRESS, &params).await;
+    }
+
+    /// Sends a log message, if the client asked for this level or a lower one (else does nothing).
+    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
+        if self.inner.log_level.is_none_or(|min| level < min) {
+            return;
+        }
+        let params = LoggingMessageParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data: data.into(),
+        };
+        self.notify(notification_methods::MESSAGE, &params).await;
+    }
+
+    async fn notify<P: Serialize>(&self, method: &str, params: &P) {
+        if self.is_cancelled() {
+            return;
+        }
+        self.inner
+            .sink
+            .send(notification_line(method, params))
+            .await;
+    }
+}

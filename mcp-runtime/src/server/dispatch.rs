@@ -1,0 +1,285 @@
+//! From an admitted request to its response line: routing, the handler call, the checks on
+//! what it returned, and the envelope of the negotiated generation.
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+use crate::auth::Identity;
+use crate::protocol::{
+    DiscoverResult, EmptyResult, Generation, InitializeParams, InitializeResult,
+    InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome, RawRequest, RequestId,
+    WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
+};
+
+use super::Server;
+use super::context::{ContextParts, NotificationSink, RequestContext};
+use super::gate::{Admitted, admit};
+use super::handlers::Handler;
+use super::session::{Connection, LegacySession};
+
+/// What a transport hands the dispatcher along with a request.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The connection (or HTTP session) it arrived on.
+    pub connection: Arc<Connection>,
+    /// Where its notifications go.
+    pub sink: NotificationSink,
+    /// Fires when the client cancels it.
+    pub cancellation: CancellationToken,
+    /// The verified caller, if the transport authenticates.
+    pub identity: Option<Arc<Identity>>,
+}
+
+/// A carrier method's params, with the plaintext `requestState` slot the handler reads.
+trait Carrier {
+    fn set_request_state(&mut self, state: Option<String>);
+}
+
+macro_rules! carriers {
+    ($($ty:ty),*) => {$(
+        impl Carrier for $ty {
+            fn set_request_state(&mut self, state: Option<String>) {
+                self.request_state = state;
+            }
+        }
+    )*};
+}
+
+carriers!(
+    crate::protocol::CallToolParams,
+    crate::protocol::GetPromptParams,
+    crate::protocol::ReadResourceParams
+);
+
+impl Server {
+    /// Answers one request. Returns the response line (a result or an error).
+    pub async fn handle_request(&self, request: RawRequest, exchange: Exchange) -> String {
+        let id = request.id.clone();
+        match self.dispatch(request, exchange).await {
+            Ok(line) => line,
+            Err(error) => error_line(Some(&id), &error),
+        }
+    }
+
+    async fn dispatch(&self, request: RawRequest, exchange: Exchange) -> Result<String, McpError> {
+        let RawRequest { id, method, params } = request;
+        if method.starts_with("notifications/") {
+            return Err(McpError::invalid_request(format!(
+                "{method} is a notification and must not carry an id"
+            )));
+        }
+        let params = params.as_deref();
+        let admitted = admit(&method, params, &exchange.connection)?;
+        let generation = admitted.generation;
+        let state = admitted.request_state.clone();
+        let ctx = self.context(&id, admitted, &exchange);
+        let h = &self.inner.handlers;
+        match method.as_str() {
+            methods::INITIALIZE => self.initialize(&id, params, &exchange.connection),
+            methods::PING if generation == Generation::Legacy => {
+                Ok(self.respond(&id, generation, EmptyResult::default()))
+            }
+            methods::SET_LEVEL if generation == Generation::Legacy => {
+                #[derive(serde::Deserialize)]
+                struct SetLevel {
+                    level: LoggingLevel,
+                }
+                let p: SetLevel = decode_params(params)?;
+                exchange.connection.set_log_level(p.level);
+                Ok(self.respond(&id, generation, EmptyResult::default()))
+            }
+            methods::DISCOVER if generation == Generation::Modern => {
+                Ok(self.respond(&id, generation, self.discover()))
+            }
+            methods::TOOLS_LIST => {
+                self.simple(&id, ctx, params, h.list_tools.as_ref(), &method)
+                    .await
+            }
+            methods::PROMPTS_LIST => {
+                self.simple(&id, ctx, params, h.list_prompts.as_ref(), &method)
+                    .await
+            }
+            methods::RESOURCES_LIST => {
+                self.simple(&id, ctx, params, h.list_resources.as_ref(), &method)
+                    .await
+            }
+            methods::RESOURCE_TEMPLATES_LIST => {
+                let handler = h.list_resource_templates.as_ref();
+                self.simple(&id, ctx, params, handler, &method).await
+            }
+            methods::COMPLETE => {
+                self.simple(&id, ctx, params, h.complete.as_ref(), &method)
+                    .await
+            }
+            methods::TOOLS_CALL => {
+                let handler = h.call_tool.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            methods::PROMPTS_GET => {
+                let handler = h.get_prompt.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            methods::RESOURCES_READ => {
+                let handler = h.read_resource.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            _ => Err(McpError::method_not_found(&method)),
+        }
+    }
+
+    fn context(&self, id: &RequestId, admitted: Admitted, exchange: &Exchange) -> RequestContext {
+        RequestContext::new(ContextParts {
+            id: id.clone(),
+            generation: admitted.generation,
+            protocol_version: admitted.protocol_version,
+            client_capabilities: admitted.client_capabilities,
+            client_info: admitted.client_info,
+            log_level: admitted.log_level,
+            progress_token: admitted.progress_token,
+            meta: admitted.meta,
+            identity: exchange.identity.clone(),
+            cancellation: exchange.cancellation.clone(),
+            sink: exchange.sink.clone(),
+        })
+    }
+
+    /// A method whose handler returns a plain result.
+    async fn simple<P, R>(
+        &self,
+        id: &RequestId,
+        ctx: RequestContext,
+        params: Option<&RawValue>,
+        handler: Option<&Handler<P, R>>,
+        method: &str,
+    ) -> Result<String, McpError>
+    where
+        P: DeserializeOwned,
+        R: WireResult,
+    {
+        let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
+        let params: P = decode_params(params)?;
+        let generation = ctx.generation();
+        let result = handler(ctx, params).await?;
+        Ok(self.respond(id, generation, result))
+    }
+
+    /// `tools/call`, `prompts/get`, `resources/read`: the state goes in opened and comes out
+    /// sealed, and the handler may ask for input.
+    async fn multi_round<P, R>(
+        &self,
+        id: &RequestId,
+        ctx: RequestContext,
+        params: Option<&RawValue>,
+        state: Option<Value>,
+        handler: Option<&Handler<P, Outcome<R>>>,
+        method: &str,
+    ) -> Result<String, McpError>
+    where
+        P: DeserializeOwned + Carrier,
+        R: WireResult,
+    {
+        let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
+        let plaintext = self.open_state(state)?;
+        let mut params: P = decode_params(params)?;
+        params.set_request_state(plaintext);
+        let generation = ctx.generation();
+        let capabilities = ctx.client_capabilities().clone();
+        match handler(ctx, params).await? {
+            Outcome::Complete(result) => Ok(self.respond(id, generation, result)),
+            Outcome::InputRequired(ask) => {
+                let ask = self.check_input_required(ask, generation, &capabilities)?;
+                Ok(self.respond(id, generation, ask))
+            }
+        }
+    }
+
+    fn open_state(&self, state: Option<Value>) -> Result<Option<String>, McpError> {
+        match state {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(McpError::invalid_params("requestState must be a string")),
+        }
+    }
+
+    fn check_input_required(
+        &self,
+        ask: InputRequiredResult,
+        generation: Generation,
+        capabilities: &crate::protocol::ClientCapabilities,
+    ) -> Result<InputRequiredResult, McpError> {
+        if generation == Generation::Legacy {
+            tracing::warn!("a handler asked for input in a 2025-11-25 session; answering -32603");
+            return Err(McpError::internal(
+                "This request needs input from the client, which a 2025-11-25 session cannot \
+                 carry as an InputRequiredResult",
+            ));
+        }
+        ask.validate()?;
+        if let Some(missing) = ask.missing_capabilities(capabilities) {
+            return Err(McpError::missing_capability(
+                "This request needs client capabilities it did not declare",
+                &missing,
+            ));
+        }
+        Ok(ask)
+    }
+
+    fn respond<R: WireResult>(
+        &self,
+        id: &RequestId,
+        generation: Generation,
+        mut result: R,
+    ) -> String {
+        result.stamp(self.stamp(generation));
+        result_line(id, &result)
+    }
+
+    fn discover(&self) -> DiscoverResult {
+        DiscoverResult {
+            result_type: None,
+            supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
+            capabilities: self.inner.capabilities.clone(),
+            instructions: self.inner.instructions.clone(),
+            meta: None,
+            ttl_ms: None,
+            cache_scope: None,
+        }
+    }
+
+    fn initialize(
+        &self,
+        id: &RequestId,
+        params: Option<&RawValue>,
+        connection: &Connection,
+    ) -> Result<String, McpError> {
+        let p: InitializeParams = decode_params(params)?;
+        let version = negotiate_legacy(&p.protocol_version);
+        let opened = connection.open_legacy(LegacySession {
+            protocol_version: version.to_owned(),
+            capabilities: p.capabilities,
+            client_info: p.client_info,
+            log_level: None,
+            initialized: false,
+        });
+        if !opened {
+            return Err(McpError::invalid_request(
+                "The session is already initialized",
+            ));
+        }
+        let result = InitializeResult {
+            protocol_version: version.to_owned(),
+            capabilities: self.inner.capabilities.clone(),
+            server_info: (*self.inner.info).clone(),
+            instructions: self.inner.instructions.clone(),
+            meta: None,
+        };
+        Ok(result_line(id, &result))
+    }
+}

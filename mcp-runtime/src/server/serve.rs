@@ -1,0 +1,143 @@
+//! The message loop: reads a connection's messages, runs each request concurrently, routes
+//! cancellations, and drains in-flight requests when the peer hangs up.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{
+    CancelledParams, Incoming, McpError, RawNotification, RequestId, decode_params, error_line,
+    notification_methods,
+};
+use crate::transport::{Duplex, FrameError};
+
+use super::Server;
+use super::context::NotificationSink;
+use super::dispatch::Exchange;
+use super::session::Connection;
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+impl Server {
+    /// Serves one connection until the peer hangs up, then waits for its in-flight requests.
+    pub async fn serve(&self, duplex: Duplex) {
+        let Duplex {
+            mut incoming,
+            outgoing,
+        } = duplex;
+        let connection = Arc::new(Connection::new());
+        let in_flight: InFlight = Arc::default();
+        let sink = NotificationSink::new(outgoing.clone());
+        let mut tasks = JoinSet::new();
+        while let Some(frame) = incoming.recv().await {
+            while tasks.try_join_next().is_some() {}
+            let line = match frame {
+                Ok(line) if line.len() > self.max_message_size() => Err(FrameError::TooLong {
+                    limit: self.max_message_size(),
+                }),
+                other => other,
+            };
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    let error = match e {
+                        FrameError::TooLong { .. } => McpError::invalid_request(e.to_string()),
+                        FrameError::InvalidUtf8 => McpError::parse_error(e.to_string()),
+                    };
+                    let _ = outgoing.send(error_line(None, &error)).await;
+                    continue;
+                }
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            match Incoming::parse(&line) {
+                Err(rejected) if rejected.silent => {
+                    tracing::debug!(error = %rejected.error, "dropped a malformed response");
+                }
+                Err(rejected) => {
+                    let _ = outgoing
+                        .send(error_line(rejected.id.as_ref(), &rejected.error))
+                        .await;
+                }
+                Ok(Incoming::Request(request)) => {
+                    let id = request.id.clone();
+                    let token = CancellationToken::new();
+                    let duplicate = {
+                        let mut map = lock(&in_flight);
+                        let duplicate = map.contains_key(&id);
+                        if !duplicate {
+                            map.insert(id.clone(), token.clone());
+                        }
+                        duplicate
+                    };
+                    if duplicate {
+                        let error = McpError::invalid_request(format!(
+                            "Request id {id} is already in flight"
+                        ));
+                        let _ = outgoing.send(error_line(Some(&id), &error)).await;
+                        continue;
+                    }
+                    let exchange = Exchange {
+                        connection: connection.clone(),
+                        sink: sink.clone(),
+                        cancellation: token.clone(),
+                        identity: None,
+                    };
+                    let server = self.clone();
+                    let outgoing = outgoing.clone();
+                    let in_flight = in_flight.clone();
+                    tasks.spawn(async move {
+                        let answer = tokio::select! {
+                            line = server.handle_request(request, exchange) => Some(line),
+                            () = token.cancelled() => None,
+                        };
+                        lock(&in_flight).remove(&id);
+                        match answer {
+                            Some(line) => {
+                                let _ = outgoing.send(line).await;
+                            }
+                            None => tracing::debug!(%id, "request cancelled; no response sent"),
+                        }
+                    });
+                }
+                Ok(Incoming::Notification(notification)) => {
+                    self.on_notification(notification, &connection, &in_flight);
+                }
+                Ok(Incoming::Response(response)) => {
+                    tracing::debug!(id = %response.id, "dropped a response to no request of ours");
+                }
+            }
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+
+    /// Serves this process's stdin/stdout until stdin closes.
+    pub async fn serve_stdio(&self) {
+        self.serve(crate::transport::stdio::process(self.max_message_size()))
+            .await;
+    }
+
+    fn on_notification(&self, n: RawNotification, connection: &Connection, in_flight: &InFlight) {
+        match n.method.as_str() {
+            notification_methods::CANCELLED => {
+                match decode_params::<CancelledParams>(n.params.as_deref()) {
+                    Ok(p) => {
+                        if let Some(token) = lock(in_flight).get(&p.request_id) {
+                            token.cancel();
+                        }
+                    }
+                    Err(e) => tracing::debug!(error = %e, "ignored a malformed cancellation"),
+                }
+            }
+            notification_methods::INITIALIZED => connection.mark_initialized(),
+            other => tracing::debug!(method = other, "ignored a notification"),
+        }
+    }
+}
+
+fn lock(in_flight: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+    in_flight.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,103 @@
+//! Newline-delimited JSON over a byte stream: the process's stdin/stdout, a child's pipes,
+//! or any `AsyncRead`/`AsyncWrite` pair (sockets reuse the same framing).
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use super::{CHANNEL_CAPACITY, Duplex, Frame, FrameError};
+
+/// Frames `reader` and `writer` as one message per line. Lines longer than `max_message_size`
+/// bytes are skipped and reported as [`FrameError::TooLong`].
+pub fn duplex<R, W>(reader: R, writer: W, max_message_size: usize) -> Duplex
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
+    let (outgoing, out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
+    tokio::spawn(read_lines(BufReader::new(reader), in_tx, max_message_size));
+    tokio::spawn(write_lines(writer, out_rx));
+    Duplex { incoming, outgoing }
+}
+
+/// The process's own stdin and stdout.
+pub fn process(max_message_size: usize) -> Duplex {
+    duplex(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
+}
+
+async fn read_lines<R: AsyncRead + Unpin>(
+    mut reader: BufReader<R>,
+    tx: mpsc::Sender<Frame>,
+    limit: usize,
+) {
+    let mut line = Vec::new();
+    let mut overflow = false;
+    loop {
+        let chunk = match reader.fill_buf().await {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                tracing::debug!(error = %e, "input closed");
+                return;
+            }
+        };
+        if chunk.is_empty() {
+            // EOF: a final line without a newline still counts.
+            if !line.is_empty() && !overflow {
+                let _ = tx.send(decode(std::mem::take(&mut line))).await;
+            }
+            return;
+        }
+        let (take, complete) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let body = &chunk[..if complete { take - 1 } else { take }];
+        if !overflow {
+            if line.len() + body.len() > limit {
+                overflow = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(body);
+            }
+        }
+        reader.consume(take);
+        if complete {
+            let frame = if overflow {
+                Err(FrameError::TooLong { limit })
+            } else {
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                decode(std::mem::take(&mut line))
+            };
+            overflow = false;
+            if tx.send(frame).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn decode(bytes: Vec<u8>) -> Frame {
+    String::from_utf8(bytes).map_err(|_| FrameError::InvalidUtf8)
+}
+
+async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<String>) {
+    while let Some(first) = rx.recv().await {
+        let mut batch = first.into_bytes();
+        batch.push(b'\n');
+        // Coalesce whatever else is ready into one write.
+        while let Ok(more) = rx.try_recv() {
+            batch.extend_from_slice(more.as_bytes());
+            batch.push(b'\n');
+        }
+        if let Err(e) = writer.write_all(&batch).await {
+            tracing::debug!(error = %e, "output closed");
+            return;
+        }
+        if let Err(e) = writer.flush().await {
+            tracing::debug!(error = %e, "output closed");
+            return;
+        }
+    }
+}
