@@ -1,4 +1,4 @@
-//! `mcp`: build Model Context Protocol servers and clients in Rust.
-//!
-//! This facade re-exports the runtime ([`mcp_runtime`]) and the macros.
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
 pub use mcp_runtime::*;

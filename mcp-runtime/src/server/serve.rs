@@ -18,7 +18,9 @@ use super::context::NotificationSink;
 use super::dispatch::Exchange;
 use super::session::Connection;
 
-type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+/// Requests being handled, by id. The sequence number tells a finished request's entry apart
+/// from a newer request that reused its id after a cancellation freed it.
+type InFlight = Arc<Mutex<HashMap<RequestId, (u64, CancellationToken)>>>;
 
 impl Server {
     /// Serves one connection until the peer hangs up, then waits for its in-flight requests.
@@ -31,6 +33,7 @@ impl Server {
         let in_flight: InFlight = Arc::default();
         let sink = NotificationSink::new(outgoing.clone());
         let mut tasks = JoinSet::new();
+        let mut sequence = 0u64;
         while let Some(frame) = incoming.recv().await {
             while tasks.try_join_next().is_some() {}
             let line = match frame {
@@ -65,11 +68,13 @@ impl Server {
                 Ok(Incoming::Request(request)) => {
                     let id = request.id.clone();
                     let token = CancellationToken::new();
+                    sequence += 1;
+                    let seq = sequence;
                     let duplicate = {
                         let mut map = lock(&in_flight);
                         let duplicate = map.contains_key(&id);
                         if !duplicate {
-                            map.insert(id.clone(), token.clone());
+                            map.insert(id.clone(), (seq, token.clone()));
                         }
                         duplicate
                     };
@@ -90,11 +95,19 @@ impl Server {
                     let outgoing = outgoing.clone();
                     let in_flight = in_flight.clone();
                     tasks.spawn(async move {
+                        // Cancellation wins a tie: a cancelled request is never answered.
                         let answer = tokio::select! {
-                            line = server.handle_request(request, exchange) => Some(line),
+                            biased;
                             () = token.cancelled() => None,
+                            line = server.handle_request(request, exchange) => Some(line),
                         };
-                        lock(&in_flight).remove(&id);
+                        let answer = answer.filter(|_| !token.is_cancelled());
+                        {
+                            let mut map = lock(&in_flight);
+                            if map.get(&id).is_some_and(|(s, _)| *s == seq) {
+                                map.remove(&id);
+                            }
+                        }
                         match answer {
                             Some(line) => {
                                 let _ = outgoing.send(line).await;
@@ -125,7 +138,8 @@ impl Server {
             notification_methods::CANCELLED => {
                 match decode_params::<CancelledParams>(n.params.as_deref()) {
                     Ok(p) => {
-                        if let Some(token) = lock(in_flight).get(&p.request_id) {
+                        // The id is free as soon as the client has given up on it.
+                        if let Some((_, token)) = lock(in_flight).remove(&p.request_id) {
                             token.cancel();
                         }
                     }
@@ -138,6 +152,8 @@ impl Server {
     }
 }
 
-fn lock(in_flight: &InFlight) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+fn lock(
+    in_flight: &InFlight,
+) -> std::sync::MutexGuard<'_, HashMap<RequestId, (u64, CancellationToken)>> {
     in_flight.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -1,0 +1,128 @@
+//! The facade end to end: a client and a server in one process, both generations.
+
+use mcp::client::{Client, ClientError};
+use mcp::protocol::{
+    CallToolResult, ElicitParams, ElicitResult, Implementation, InputRequest, InputRequiredResult,
+    InputResponses, Outcome, Tool,
+};
+use mcp::server::Server;
+use mcp::transport::memory;
+use serde_json::json;
+
+fn server() -> Server {
+    Server::builder(Implementation::new("greeter", "1.0.0"))
+        .tools(vec![Tool::new("greet", json!({"type":"object"}))])
+        .on_call_tool(|_, call| async move {
+            let answer = call
+                .input_responses
+                .as_ref()
+                .filter(|_| call.request_state.as_deref() == Some("asked"))
+                .and_then(|r| r.elicit("who"))
+                .transpose()?
+                .and_then(|a| a.content)
+                .and_then(|c| c.get("name").and_then(|n| n.as_str()).map(str::to_owned));
+            Ok(match answer {
+                Some(name) => Outcome::Complete(CallToolResult::text(format!("Hello, {name}!"))),
+                None => Outcome::InputRequired(
+                    InputRequiredResult::new()
+                        .ask(
+                            "who",
+                            InputRequest::Elicit(ElicitParams::form(
+                                "Your name?",
+                                json!({"type":"object","properties":{"name":{"type":"string"}}}),
+                            )),
+                        )
+                        .with_state("asked"),
+                ),
+            })
+        })
+        .build()
+}
+
+fn connect() -> Client {
+    let (client_end, server_end) = memory::pair();
+    let server = server();
+    tokio::spawn(async move { server.serve(server_end).await });
+    Client::connect(client_end, Implementation::new("test-client", "1.0.0"))
+}
+
+#[tokio::test]
+async fn a_two_round_call_completes_with_the_answer() {
+    let client =
+        connect().with_capabilities(serde_json::from_value(json!({"elicitation":{}})).unwrap());
+    let Outcome::InputRequired(ask) = client
+        .call_tool_once("greet", None, None, None)
+        .await
+        .unwrap()
+    else {
+        panic!("the first round must ask");
+    };
+    assert_eq!(ask.request_state.as_deref(), Some("asked"));
+    let mut answers = InputResponses::new();
+    answers.insert(
+        "who",
+        ElicitResult::accept(json!({"name":"Ada"}).as_object().cloned().unwrap()),
+    );
+    let outcome = client
+        .call_tool_once(
+            "greet",
+            None,
+            Some(answers.clone()),
+            ask.request_state.clone(),
+        )
+        .await
+        .unwrap();
+    let Outcome::Complete(result) = outcome else {
+        panic!("the second round must finish");
+    };
+    assert_eq!(result.content[0].as_text(), Some("Hello, Ada!"));
+
+    // The same answers without the state that asked for them are not trusted.
+    let outcome = client
+        .call_tool_once("greet", None, Some(answers), None)
+        .await
+        .unwrap();
+    assert!(matches!(outcome, Outcome::InputRequired(_)));
+}
+
+#[tokio::test]
+async fn a_client_without_the_capability_is_told_what_is_missing() {
+    let client = connect();
+    match client.call_tool_once("greet", None, None, None).await {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(e.code, -32021);
+            assert_eq!(
+                e.data,
+                Some(json!({"requiredCapabilities":{"elicitation":{"form":{}}}}))
+            );
+        }
+        other => panic!("expected -32021, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_old_client_gets_a_session_and_an_internal_error_instead_of_a_question() {
+    let client = connect();
+    let init = client.initialize().await.unwrap();
+    assert_eq!(init.protocol_version, "2025-11-25");
+    assert_eq!(client.protocol_version(), "2025-11-25");
+    let tools = client.list_tools(None).await.unwrap();
+    assert_eq!(tools.tools.len(), 1);
+    assert_eq!(tools.result_type, None);
+    match client.call_tool_once("greet", None, None, None).await {
+        Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32603),
+        other => panic!("expected -32603, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn discover_reports_the_modern_revision() {
+    let client = connect();
+    let discovered = client.discover().await.unwrap();
+    assert_eq!(discovered.supported_versions, ["2026-07-28"]);
+    let info = discovered
+        .meta
+        .and_then(|m| m.server_info)
+        .expect("serverInfo");
+    assert_eq!(info.name, "greeter");
+}
