@@ -11,6 +11,8 @@ use crate::protocol::{
     ResourcesCapability, ServerCapabilities, Tool, paginate,
 };
 
+use crate::state::{ConfigError, RequestStateSecurity, StateBoundary};
+
 use super::Server;
 use super::context::RequestContext;
 use super::handlers::{Handler, erase};
@@ -59,6 +61,7 @@ pub struct ServerBuilder {
     pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) logging: bool,
+    pub(crate) state: Option<StateBoundary>,
 }
 
 impl ServerBuilder {
@@ -71,6 +74,7 @@ impl ServerBuilder {
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             logging: true,
+            state: None,
         }
     }
 
@@ -274,6 +278,33 @@ impl ServerBuilder {
             logging: if self.logging { empty() } else { None },
             ..ServerCapabilities::default()
         }
+    }
+
+    /// Seals every `requestState` this server mints and opens every one it receives, under
+    /// `security` (see [`crate::state`]). Without it, handlers' state goes to the client as
+    /// plaintext and comes back unverified, which is only safe for state that carries no
+    /// authority.
+    ///
+    /// Fails when the policy has explicit keys but neither the server nor the policy names an
+    /// audience.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::Implementation;
+    /// use mcp_runtime::server::Server;
+    /// use mcp_runtime::state::RequestStateSecurity;
+    ///
+    /// let server = Server::builder(Implementation::new("deployer", "1.0.0"))
+    ///     .request_state_security(RequestStateSecurity::ephemeral())?
+    ///     .build();
+    /// # let _ = server;
+    /// # Ok::<(), mcp_runtime::state::ConfigError>(())
+    /// ```
+    pub fn request_state_security(
+        mut self,
+        security: RequestStateSecurity,
+    ) -> Result<Self, ConfigError> {
+        self.state = Some(StateBoundary::new(security, &self.info.name)?);
+        Ok(self)
     }
 
     /// Finishes the server.

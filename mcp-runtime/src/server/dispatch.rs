@@ -14,6 +14,7 @@ use crate::protocol::{
     InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome, RawRequest, RequestId,
     WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
 };
+use crate::state::RequestBinding;
 
 use super::Server;
 use super::context::{ContextParts, NotificationSink, RequestContext};
@@ -186,26 +187,85 @@ impl Server {
         R: WireResult,
     {
         let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
-        let plaintext = self.open_state(state)?;
-        let mut params: P = decode_params(params)?;
-        params.set_request_state(plaintext);
+        let identity = ctx.identity().cloned();
+        let plaintext = self.open_state(state, method, params, identity.as_ref())?;
+        let mut decoded: P = decode_params(params)?;
+        decoded.set_request_state(plaintext);
         let generation = ctx.generation();
         let capabilities = ctx.client_capabilities().clone();
-        match handler(ctx, params).await? {
+        match handler(ctx, decoded).await? {
             Outcome::Complete(result) => Ok(self.respond(id, generation, result)),
             Outcome::InputRequired(ask) => {
-                let ask = self.check_input_required(ask, generation, &capabilities)?;
+                let mut ask = self.check_input_required(ask, generation, &capabilities)?;
+                if let Some(plaintext) = ask.request_state.take() {
+                    let sealed = self.seal_state(plaintext, method, params, identity.as_ref())?;
+                    ask.request_state = Some(sealed);
+                }
                 Ok(self.respond(id, generation, ask))
             }
         }
     }
 
-    fn open_state(&self, state: Option<Value>) -> Result<Option<String>, McpError> {
-        match state {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(McpError::invalid_params("requestState must be a string")),
-        }
+    /// The inbound `requestState` as the handler will see it. Without a boundary it passes
+    /// through; with one it must open, or the request ends in the fixed rejection.
+    fn open_state(
+        &self,
+        state: Option<Value>,
+        method: &str,
+        params: Option<&RawValue>,
+        identity: Option<&Identity>,
+    ) -> Result<Option<String>, McpError> {
+        let token = match state {
+            None | Some(Value::Null) => return Ok(None),
+            Some(token) => token,
+        };
+        let Some(boundary) = &self.inner.state else {
+            return match token {
+                Value::String(s) => Ok(Some(s)),
+                _ => Err(McpError::invalid_params("requestState must be a string")),
+            };
+        };
+        let binding = RequestBinding::from_params(method, params);
+        boundary
+            .open(&token, binding.as_ref(), identity)
+            .map(Some)
+            .map_err(|rejected| {
+                tracing::warn!(
+                    method,
+                    reason = rejected.reason(),
+                    "requestState rejected on {method}: {}",
+                    rejected.reason()
+                );
+                McpError::from(rejected)
+            })
+    }
+
+    /// Seals a handler's outbound state for this request (passes it through without a
+    /// boundary).
+    fn seal_state(
+        &self,
+        plaintext: String,
+        method: &str,
+        params: Option<&RawValue>,
+        identity: Option<&Identity>,
+    ) -> Result<String, McpError> {
+        let Some(boundary) = &self.inner.state else {
+            return Ok(plaintext);
+        };
+        let Some(binding) = RequestBinding::from_params(method, params) else {
+            // The handler ran, so the params decoded and name the target; this is a bug.
+            tracing::error!(
+                method,
+                "cannot bind requestState: the request names no target"
+            );
+            return Err(McpError::internal("Internal error"));
+        };
+        boundary
+            .seal(&plaintext, &binding, identity)
+            .map_err(|error| {
+                tracing::error!(method, %error, "sealing requestState failed");
+                McpError::from(error)
+            })
     }
 
     fn check_input_required(

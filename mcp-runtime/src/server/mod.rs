@@ -21,6 +21,7 @@ pub use handlers::BoxFuture;
 pub use session::{Connection, LegacySession};
 
 use crate::protocol::{Generation, Implementation, ServerCapabilities, Stamp};
+use crate::state::StateBoundary;
 use builder::Handlers;
 
 /// A low-level MCP server. Cheap to clone (all clones share one set of handlers).
@@ -35,6 +36,7 @@ struct Inner {
     capabilities: ServerCapabilities,
     handlers: Handlers,
     max_message_size: usize,
+    state: Option<StateBoundary>,
     modern: Stamp,
     legacy: Stamp,
 }
@@ -61,6 +63,7 @@ impl Server {
                 capabilities,
                 handlers: b.handlers,
                 max_message_size: b.max_message_size,
+                state: b.state,
                 modern,
                 legacy,
             }),

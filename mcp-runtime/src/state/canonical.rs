@@ -1,0 +1,201 @@
+//! Compact JSON exactly as Python's `json.dumps(value, separators=(",", ":"))` writes it.
+//!
+//! The claims envelope, the arguments digest and the principal string must be byte-identical
+//! to what the Python SDK produces, or a Rust and a Python server sharing a key would reject each
+//! other's tokens. That means: ASCII-only output (`\uXXXX` escapes, lowercase hex, surrogate
+//! pairs), Python's float `repr`, and, for the arguments digest only, keys sorted by code point.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Number, Value};
+
+/// Appends `value` as compact, ASCII-only JSON. With `sort_keys`, object keys are written in
+/// code-point order at every depth; otherwise in the map's iteration order.
+pub(crate) fn write_value(out: &mut String, value: &Value, sort_keys: bool) {
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Number(n) => write_number(out, n),
+        Value::String(s) => write_str(out, s),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, item, sort_keys);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => write_object(out, map, sort_keys),
+    }
+}
+
+fn write_object(out: &mut String, map: &Map<String, Value>, sort_keys: bool) {
+    out.push('{');
+    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+    if sort_keys {
+        // Rust orders `str` by UTF-8 bytes, which is code-point order, as Python sorts.
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    }
+    for (i, (key, item)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(out, key);
+        out.push(':');
+        write_value(out, item, sort_keys);
+    }
+    out.push('}');
+}
+
+/// A JSON string with Python's `ensure_ascii=True` escaping.
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{08}' => out.push_str("\\b"),
+            '\u{0c}' => out.push_str("\\f"),
+            ' '..='~' => out.push(c),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+        }
+    }
+    out.push('"');
+}
+
+fn write_number(out: &mut String, n: &Number) {
+    if let Some(i) = n.as_i64() {
+        let _ = write!(out, "{i}");
+    } else if let Some(u) = n.as_u64() {
+        let _ = write!(out, "{u}");
+    } else if let Some(f) = n.as_f64() {
+        write_float(out, f);
+    }
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, in positional notation when
+/// the decimal exponent is in `-4..16`, scientific (`1e+16`, `1.5e-05`) otherwise, and always
+/// with a fractional part in positional notation (`2.0`).
+pub(crate) fn write_float(out: &mut String, f: f64) {
+    if !f.is_finite() {
+        // JSON cannot carry these; serde_json never produces them.
+        out.push_str("null");
+        return;
+    }
+    if f == 0.0 {
+        out.push_str(if f.is_sign_negative() { "-0.0" } else { "0.0" });
+        return;
+    }
+    // `{:e}` gives the shortest round-trip digits: "-1.2345e-7".
+    let sci = format!("{f:e}");
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // Python's decpt: the value is 0.DIGITS × 10^decpt.
+    let decpt = exponent + 1;
+    if negative {
+        out.push('-');
+    }
+    if (-3..=16).contains(&decpt) {
+        if decpt <= 0 {
+            out.push_str("0.");
+            out.extend(std::iter::repeat_n('0', decpt.unsigned_abs() as usize));
+            out.push_str(&digits);
+        } else {
+            let point = decpt as usize;
+            if digits.len() <= point {
+                out.push_str(&digits);
+                out.extend(std::iter::repeat_n('0', point - digits.len()));
+                out.push_str(".0");
+            } else {
+                out.push_str(&digits[..point]);
+                out.push('.');
+                out.push_str(&digits[point..]);
+            }
+        }
+    } else {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        let sign = if exponent < 0 { '-' } else { '+' };
+        let _ = write!(out, "e{sign}{:02}", exponent.unsigned_abs());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn dumps(v: &Value, sort: bool) -> String {
+        let mut s = String::new();
+        write_value(&mut s, v, sort);
+        s
+    }
+
+    fn float(f: f64) -> String {
+        let mut s = String::new();
+        write_float(&mut s, f);
+        s
+    }
+
+    #[test]
+    fn floats_follow_python_repr() {
+        // Expected values are what CPython 3.11 prints for repr(x).
+        let cases = [
+            (1.0, "1.0"),
+            (-2.5, "-2.5"),
+            (0.1, "0.1"),
+            (1796235646.978, "1796235646.978"),
+            (1e15, "1000000000000000.0"),
+            (1e16, "1e+16"),
+            (1.5e16, "1.5e+16"),
+            (123456789012345680.0, "1.2345678901234568e+17"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (1.25e-7, "1.25e-07"),
+            (1e100, "1e+100"),
+            (5e-324, "5e-324"),
+            (0.0, "0.0"),
+            (-0.0, "-0.0"),
+        ];
+        for (value, expected) in cases {
+            assert_eq!(float(value), expected, "repr({value:?})");
+        }
+    }
+
+    #[test]
+    fn strings_are_ascii_with_python_escapes() {
+        let v = json!("a\"b\\c\n\t\u{1}\u{7f}é€😀");
+        assert_eq!(
+            dumps(&v, false),
+            r#""a\"b\\c\n\t\u0001\u007f\u00e9\u20ac\ud83d\ude00""#
+        );
+    }
+
+    #[test]
+    fn sorted_keys_apply_at_every_depth() {
+        let v = json!({"b": 1, "a": {"z": [true, null], "é": 2, "Z": 3.5}});
+        assert_eq!(
+            dumps(&v, true),
+            r#"{"a":{"Z":3.5,"z":[true,null],"\u00e9":2},"b":1}"#
+        );
+    }
+}

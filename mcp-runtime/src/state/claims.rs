@@ -1,0 +1,326 @@
+//! The claims every sealed token carries, whatever the codec: when it was minted, until when it
+//! is good, which request it belongs to, which server and which principal.
+//!
+//! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
+//! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::canonical::{write_float, write_str, write_value};
+use super::codec::fill_random;
+use super::error::InvalidRequestState;
+
+/// A token minted more than this far in the future (clock skew between instances) is refused.
+pub(crate) const MAX_FUTURE_SKEW_SECS: f64 = 60.0;
+const PRINCIPAL_DOMAIN: &[u8] = b"mcp/request-state/principal:";
+const SALT_LEN: usize = 8;
+const DIGEST_LEN: usize = 16;
+
+/// The request a token is bound to: method, tool or prompt name (or resource URI), and a digest
+/// of the arguments. Replaying a token on anything else fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RequestBinding {
+    method: String,
+    target: String,
+    arguments: String,
+}
+
+impl RequestBinding {
+    /// Reads the binding from a carrier request's raw params. `None` when they do not even name
+    /// a target; such a request cannot own state.
+    pub(crate) fn from_params(method: &str, params: Option<&RawValue>) -> Option<Self> {
+        #[derive(Deserialize)]
+        struct Shape {
+            name: Option<String>,
+            uri: Option<String>,
+            arguments: Option<Value>,
+        }
+        let shape: Shape = serde_json::from_str(params?.get()).ok()?;
+        if method == crate::protocol::methods::RESOURCES_READ {
+            // Resources have no arguments; the URI is the whole request.
+            return Some(Self::new(method, shape.uri?, None));
+        }
+        Some(Self::new(method, shape.name?, shape.arguments.as_ref()))
+    }
+
+    pub(crate) fn new(method: &str, target: String, arguments: Option<&Value>) -> Self {
+        Self {
+            method: method.to_owned(),
+            target,
+            arguments: arguments_digest(arguments),
+        }
+    }
+}
+
+/// `base64url(SHA-256(sorted-key compact JSON)[..16])`, with absent or empty arguments digested
+/// as `{}` (as Python's `arguments or {}` does).
+fn arguments_digest(arguments: Option<&Value>) -> String {
+    let mut json = String::new();
+    match arguments {
+        Some(v) if !is_falsy(v) => write_value(&mut json, v, true),
+        _ => json.push_str("{}"),
+    }
+    let digest = Sha256::digest(json.as_bytes());
+    URL_SAFE_NO_PAD.encode(&digest[..DIGEST_LEN])
+}
+
+fn is_falsy(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+    }
+}
+
+/// What goes into a token besides the handler's plaintext.
+pub(crate) struct Mint<'a> {
+    pub now: f64,
+    pub ttl_secs: f64,
+    pub binding: &'a RequestBinding,
+    pub audience: Option<&'a str>,
+    pub principal: Option<&'a str>,
+}
+
+/// The claims envelope as compact JSON, ready for the codec.
+pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
+    let mut out = String::with_capacity(160 + state.len() * 6 / 5);
+    out.push_str("{\"v\":1,\"iat\":");
+    write_float(&mut out, mint.now);
+    out.push_str(",\"exp\":");
+    write_float(&mut out, mint.now + mint.ttl_secs);
+    out.push_str(",\"m\":");
+    write_str(&mut out, &mint.binding.method);
+    out.push_str(",\"t\":");
+    write_str(&mut out, &mint.binding.target);
+    out.push_str(",\"a\":");
+    write_str(&mut out, &mint.binding.arguments);
+    out.push_str(",\"s\":");
+    write_str(&mut out, state);
+    if let Some(audience) = mint.audience {
+        out.push_str(",\"aud\":");
+        write_str(&mut out, audience);
+    }
+    if let Some(principal) = mint.principal {
+        out.push_str(",\"p\":");
+        write_str(&mut out, &principal_claim(principal));
+    }
+    out.push('}');
+    out.into_bytes()
+}
+
+/// What a token must match to be accepted.
+pub(crate) struct Expect<'a> {
+    pub now: f64,
+    pub binding: &'a RequestBinding,
+    pub audience: Option<&'a str>,
+    pub principal: Option<&'a str>,
+}
+
+/// Checks the claims of an opened token and returns the handler's plaintext.
+pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, InvalidRequestState> {
+    #[derive(Deserialize)]
+    struct Envelope {
+        v: f64,
+        iat: f64,
+        exp: f64,
+        m: Option<String>,
+        t: Option<String>,
+        a: Option<String>,
+        s: String,
+        aud: Option<String>,
+        p: Option<String>,
+    }
+    let reject = InvalidRequestState::new;
+    let claims: Envelope = serde_json::from_slice(bytes).map_err(|_| reject("malformed"))?;
+    // JSON numbers are never NaN, so these comparisons cannot be dodged.
+    if claims.v != 1.0 {
+        return Err(reject("malformed"));
+    }
+    if claims.iat > expect.now + MAX_FUTURE_SKEW_SECS {
+        return Err(reject("minted in the future"));
+    }
+    if expect.now >= claims.exp {
+        return Err(reject("expired"));
+    }
+    let binding = expect.binding;
+    let bound = claims.m.as_deref() == Some(binding.method.as_str())
+        && claims.t.as_deref() == Some(binding.target.as_str())
+        && claims.a.as_deref() == Some(binding.arguments.as_str());
+    if !bound {
+        return Err(reject("request binding"));
+    }
+    if claims.aud.as_deref() != expect.audience {
+        return Err(reject("audience"));
+    }
+    match (claims.p.as_deref(), expect.principal) {
+        (None, None) => {}
+        (Some(claim), Some(principal)) => {
+            if !principal_matches(claim, principal) {
+                return Err(reject("principal"));
+            }
+        }
+        _ => return Err(reject("principal drift")),
+    }
+    Ok(claims.s)
+}
+
+/// `base64url(salt ‖ SHA-256(domain ‖ salt ‖ principal)[..16])` with a fresh salt, so two tokens
+/// of one principal do not reveal that they share it.
+fn principal_claim(principal: &str) -> String {
+    let mut raw = [0u8; SALT_LEN + DIGEST_LEN];
+    fill_random(&mut raw[..SALT_LEN]);
+    let (salt, digest) = raw.split_at_mut(SALT_LEN);
+    digest.copy_from_slice(&principal_digest(salt, principal)[..DIGEST_LEN]);
+    URL_SAFE_NO_PAD.encode(raw)
+}
+
+fn principal_matches(claim: &str, principal: &str) -> bool {
+    let Ok(raw) = URL_SAFE_NO_PAD.decode(claim) else {
+        return false;
+    };
+    if raw.len() != SALT_LEN + DIGEST_LEN {
+        return false;
+    }
+    let (salt, digest) = raw.split_at(SALT_LEN);
+    let expected = principal_digest(salt, principal);
+    bool::from(expected[..DIGEST_LEN].ct_eq(digest))
+}
+
+fn principal_digest(salt: &[u8], principal: &str) -> [u8; 32] {
+    Sha256::new()
+        .chain_update(PRINCIPAL_DOMAIN)
+        .chain_update(salt)
+        .chain_update(principal.as_bytes())
+        .finalize()
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn binding() -> RequestBinding {
+        RequestBinding::new(
+            "tools/call",
+            "provision".into(),
+            Some(&json!({"name": "orders"})),
+        )
+    }
+
+    fn expect<'a>(binding: &'a RequestBinding, now: f64) -> Expect<'a> {
+        Expect {
+            now,
+            binding,
+            audience: Some("svc"),
+            principal: None,
+        }
+    }
+
+    #[test]
+    fn resource_arguments_digest_is_the_python_constant() {
+        let b = RequestBinding::new("resources/read", "x://y".into(), None);
+        assert_eq!(b.arguments, "RBNvo1WzZ4oRRq0W9-hkng");
+        let empty = RequestBinding::new("tools/call", "t".into(), Some(&json!({})));
+        assert_eq!(empty.arguments, b.arguments);
+    }
+
+    #[test]
+    fn arguments_digest_ignores_key_order() {
+        let a = RequestBinding::new("tools/call", "t".into(), Some(&json!({"a": 1, "b": [2]})));
+        let raw = RawValue::from_string(r#"{"name":"t","arguments":{"b":[2],"a":1}}"#.into())
+            .expect("raw json");
+        let b = RequestBinding::from_params("tools/call", Some(&raw)).expect("binding");
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn the_envelope_keeps_python_key_order() {
+        let b = binding();
+        let mint = Mint {
+            now: 1796235646.978,
+            ttl_secs: 600.0,
+            binding: &b,
+            audience: Some("mrtr-demo"),
+            principal: None,
+        };
+        let text = String::from_utf8(encode(&mint, "s\u{e9}")).expect("ascii");
+        assert_eq!(
+            text,
+            format!(
+                r#"{{"v":1,"iat":1796235646.978,"exp":1796236246.978,"m":"tools/call","t":"provision","a":"{}","s":"s\u00e9","aud":"mrtr-demo"}}"#,
+                b.arguments
+            )
+        );
+    }
+
+    #[test]
+    fn claims_round_trip_and_each_mismatch_has_its_reason() {
+        let b = binding();
+        let mint = Mint {
+            now: 1000.0,
+            ttl_secs: 600.0,
+            binding: &b,
+            audience: Some("svc"),
+            principal: Some("alice"),
+        };
+        let bytes = encode(&mint, "plain");
+        let mut ok = expect(&b, 1000.0);
+        ok.principal = Some("alice");
+        assert_eq!(verify(&bytes, &ok).expect("valid"), "plain");
+
+        let reason = |e: Expect<'_>| {
+            verify(&bytes, &e)
+                .expect_err("rejected")
+                .reason()
+                .to_owned()
+        };
+        let mut e = expect(&b, 1600.0);
+        e.principal = Some("alice");
+        assert_eq!(reason(e), "expired");
+        let mut e = expect(&b, 939.0);
+        e.principal = Some("alice");
+        assert_eq!(reason(e), "minted in the future");
+        let other = RequestBinding::new("tools/call", "provision".into(), None);
+        let mut e = expect(&other, 1000.0);
+        e.principal = Some("alice");
+        assert_eq!(reason(e), "request binding");
+        let mut e = expect(&b, 1000.0);
+        e.principal = Some("alice");
+        e.audience = None;
+        assert_eq!(reason(e), "audience");
+        let mut e = expect(&b, 1000.0);
+        e.principal = Some("bob");
+        assert_eq!(reason(e), "principal");
+        assert_eq!(reason(expect(&b, 1000.0)), "principal drift");
+    }
+
+    #[test]
+    fn two_mints_for_one_principal_differ() {
+        assert_ne!(principal_claim("alice"), principal_claim("alice"));
+        assert!(principal_matches(&principal_claim("alice"), "alice"));
+    }
+
+    #[test]
+    fn non_envelopes_are_malformed() {
+        let b = binding();
+        for bytes in [
+            &b"not json"[..],
+            b"{}",
+            br#"{"v":2,"iat":1,"exp":9e9,"s":""}"#,
+            b"[1]",
+        ] {
+            let err = verify(bytes, &expect(&b, 1000.0)).expect_err("rejected");
+            assert_eq!(err.reason(), "malformed");
+        }
+    }
+}
