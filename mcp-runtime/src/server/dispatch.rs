@@ -14,7 +14,7 @@ use crate::protocol::{
     InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome, RawRequest, RequestId,
     WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
 };
-use crate::state::RequestBinding;
+use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
 use super::context::{ContextParts, NotificationSink, RequestContext};
@@ -225,9 +225,9 @@ impl Server {
                 _ => Err(McpError::invalid_params("requestState must be a string")),
             };
         };
-        let binding = RequestBinding::from_params(method, params);
-        boundary
-            .open(&token, binding.as_ref(), identity)
+        RequestBinding::from_params(method, params)
+            .ok_or_else(|| InvalidRequestState::new("request binding"))
+            .and_then(|binding| boundary.open(&token, &binding, identity))
             .map(Some)
             .map_err(|rejected| {
                 tracing::warn!(

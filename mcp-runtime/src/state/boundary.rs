@@ -9,9 +9,27 @@ use super::claims::{self, Expect, Mint, RequestBinding};
 use super::error::{ConfigError, InvalidRequestState, SealError};
 use super::security::RequestStateSecurity;
 
-/// A [`RequestStateSecurity`] resolved for one server (its audience fixed).
+/// A [`RequestStateSecurity`] resolved for one server (its audience fixed): opens inbound
+/// tokens and seals outbound plaintext.
+///
+/// [`Server`](crate::server::Server) runs one for you; use it directly only when you carry
+/// `requestState` through a server of your own.
+///
+/// ```
+/// use mcp_runtime::state::{RequestBinding, RequestStateSecurity, StateBoundary};
+/// use serde_json::json;
+///
+/// let boundary = StateBoundary::new(RequestStateSecurity::ephemeral(), "deployer")?;
+/// let call = RequestBinding::new("tools/call", "deploy", Some(&json!({"env": "prod"})));
+/// let token = boundary.seal("awaiting-confirm", &call, None)?;
+/// assert_eq!(boundary.open(&json!(token), &call, None)?, "awaiting-confirm");
+///
+/// let other = RequestBinding::new("tools/call", "deploy", Some(&json!({"env": "dev"})));
+/// assert!(boundary.open(&json!(token), &other, None).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone)]
-pub(crate) struct StateBoundary {
+pub struct StateBoundary {
     security: RequestStateSecurity,
     audience: Option<String>,
 }
@@ -20,10 +38,7 @@ impl StateBoundary {
     /// Resolves the audience: the policy's own, else the server's name. Explicit keys on a
     /// nameless server without an audience are refused, since any other nameless server with
     /// the same keys would accept its tokens.
-    pub(crate) fn new(
-        security: RequestStateSecurity,
-        server_name: &str,
-    ) -> Result<Self, ConfigError> {
+    pub fn new(security: RequestStateSecurity, server_name: &str) -> Result<Self, ConfigError> {
         let audience = match (&security.audience, server_name.trim().is_empty()) {
             (Some(audience), _) => Some(audience.clone()),
             (None, false) => Some(server_name.to_owned()),
@@ -33,19 +48,18 @@ impl StateBoundary {
         Ok(Self { security, audience })
     }
 
-    /// Opens an inbound `requestState` (already known to be present and not `null`) for the
-    /// request it arrived on; returns the handler's plaintext.
-    pub(crate) fn open(
+    /// Opens an inbound `requestState` (present and not `null`) for the request it arrived on,
+    /// from the caller `identity`; returns the plaintext it was sealed from.
+    pub fn open(
         &self,
         token: &Value,
-        binding: Option<&RequestBinding>,
+        binding: &RequestBinding,
         identity: Option<&Identity>,
     ) -> Result<String, InvalidRequestState> {
         let Value::String(token) = token else {
             return Err(InvalidRequestState::new("non-string requestState"));
         };
         let bytes = self.security.codec.unseal(token)?;
-        let binding = binding.ok_or_else(|| InvalidRequestState::new("request binding"))?;
         let principal = self
             .principal(identity)
             .map_err(|_| InvalidRequestState::new("principal binding error"))?;
@@ -60,8 +74,8 @@ impl StateBoundary {
         )
     }
 
-    /// Seals a handler's plaintext state for the request that produced it.
-    pub(crate) fn seal(
+    /// Seals plaintext state for the request that produced it and the caller `identity`.
+    pub fn seal(
         &self,
         plaintext: &str,
         binding: &RequestBinding,

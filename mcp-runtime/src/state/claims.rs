@@ -23,18 +23,19 @@ const SALT_LEN: usize = 8;
 const DIGEST_LEN: usize = 16;
 
 /// The request a token is bound to: method, tool or prompt name (or resource URI), and a digest
-/// of the arguments. Replaying a token on anything else fails.
+/// of the arguments (SHA-256 of their sorted-key canonical JSON). Replaying a token on anything
+/// else fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct RequestBinding {
+pub struct RequestBinding {
     method: String,
     target: String,
     arguments: String,
 }
 
 impl RequestBinding {
-    /// Reads the binding from a carrier request's raw params. `None` when they do not even name
-    /// a target; such a request cannot own state.
-    pub(crate) fn from_params(method: &str, params: Option<&RawValue>) -> Option<Self> {
+    /// Reads the binding from a carrier request's raw params (`name` and `arguments`, or `uri`
+    /// for `resources/read`). `None` when they name no target; such a request cannot own state.
+    pub fn from_params(method: &str, params: Option<&RawValue>) -> Option<Self> {
         #[derive(Deserialize)]
         struct Shape {
             name: Option<String>,
@@ -49,10 +50,12 @@ impl RequestBinding {
         Some(Self::new(method, shape.name?, shape.arguments.as_ref()))
     }
 
-    pub(crate) fn new(method: &str, target: String, arguments: Option<&Value>) -> Self {
+    /// The binding of `method` on `target` (a tool or prompt name, or a resource URI) with
+    /// these arguments; absent and empty arguments bind alike.
+    pub fn new(method: &str, target: impl Into<String>, arguments: Option<&Value>) -> Self {
         Self {
             method: method.to_owned(),
-            target,
+            target: target.into(),
             arguments: arguments_digest(arguments),
         }
     }

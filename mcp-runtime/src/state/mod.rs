@@ -35,8 +35,8 @@ mod codec;
 mod error;
 mod security;
 
-pub(crate) use boundary::StateBoundary;
-pub(crate) use claims::RequestBinding;
+pub use boundary::StateBoundary;
+pub use claims::RequestBinding;
 pub use codec::{AesGcmCodec, Codec, MIN_SECRET_LEN};
 pub use error::{BoxError, ConfigError, InvalidRequestState, KeyError, SealError};
 pub use security::{DEFAULT_TTL, RequestStateSecurity, default_principal};
