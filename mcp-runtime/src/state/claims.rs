@@ -213,11 +213,7 @@ mod tests {
     use serde_json::json;
 
     fn binding() -> RequestBinding {
-        RequestBinding::new(
-            "tools/call",
-            "provision".into(),
-            Some(&json!({"name": "orders"})),
-        )
+        RequestBinding::new("tools/call", "provision", Some(&json!({"name": "orders"})))
     }
 
     fn expect<'a>(binding: &'a RequestBinding, now: f64) -> Expect<'a> {
@@ -231,15 +227,15 @@ mod tests {
 
     #[test]
     fn resource_arguments_digest_is_the_python_constant() {
-        let b = RequestBinding::new("resources/read", "x://y".into(), None);
+        let b = RequestBinding::new("resources/read", "x://y", None);
         assert_eq!(b.arguments, "RBNvo1WzZ4oRRq0W9-hkng");
-        let empty = RequestBinding::new("tools/call", "t".into(), Some(&json!({})));
+        let empty = RequestBinding::new("tools/call", "t", Some(&json!({})));
         assert_eq!(empty.arguments, b.arguments);
     }
 
     #[test]
     fn arguments_digest_ignores_key_order() {
-        let a = RequestBinding::new("tools/call", "t".into(), Some(&json!({"a": 1, "b": [2]})));
+        let a = RequestBinding::new("tools/call", "t", Some(&json!({"a": 1, "b": [2]})));
         let raw = RawValue::from_string(r#"{"name":"t","arguments":{"b":[2],"a":1}}"#.into())
             .expect("raw json");
         let b = RequestBinding::from_params("tools/call", Some(&raw)).expect("binding");
@@ -293,7 +289,7 @@ mod tests {
         let mut e = expect(&b, 939.0);
         e.principal = Some("alice");
         assert_eq!(reason(e), "minted in the future");
-        let other = RequestBinding::new("tools/call", "provision".into(), None);
+        let other = RequestBinding::new("tools/call", "provision", None);
         let mut e = expect(&other, 1000.0);
         e.principal = Some("alice");
         assert_eq!(reason(e), "request binding");
