@@ -163,3 +163,34 @@ async fn blank_lines_are_ignored() {
     wire.send_raw(b"\n\r\n   \n").await;
     wire.assert_still_serving().await;
 }
+
+#[tokio::test]
+async fn a_panicking_handler_answers_internal_error_and_the_server_keeps_serving() {
+    use mcp_runtime::protocol::{CallToolResult, Implementation};
+    use mcp_runtime::server::Server;
+
+    let server = Server::builder(Implementation::new("fragile", "1.0.0"))
+        .on_call_tool(|_ctx, call| {
+            // One panic before the future exists, one while it is polled.
+            assert_ne!(call.name, "sync_panic", "boom before the future");
+            async move {
+                tokio::task::yield_now().await;
+                assert_ne!(call.name, "async_panic", "boom while polled");
+                Ok(CallToolResult::text("fine"))
+            }
+        })
+        .build();
+    let mut wire = Wire::with_server(server);
+    for (id, name) in [(1, "sync_panic"), (2, "async_panic")] {
+        let params = json!({"name": name, "_meta": modern(json!({}))});
+        let reply = wire.call(id, "tools/call", params).await;
+        assert_eq!(
+            reply,
+            json!({"jsonrpc":"2.0","id":id,"error":{"code":-32603,"message":"Internal error"}})
+        );
+    }
+    let params = json!({"name": "ok", "_meta": modern(json!({}))});
+    let reply = wire.call(3, "tools/call", params).await;
+    assert_eq!(reply["result"]["content"][0]["text"], "fine", "{reply}");
+    wire.assert_still_serving().await;
+}

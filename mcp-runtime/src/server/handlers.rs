@@ -1,7 +1,9 @@
 //! Handler storage: one type-erased async function per method.
 
-use std::future::Future;
-use std::pin::Pin;
+use std::any::Any;
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 
 use crate::protocol::McpError;
@@ -16,6 +18,9 @@ pub(crate) type Handler<P, R> =
     Arc<dyn Fn(RequestContext, P) -> BoxFuture<Result<R, McpError>> + Send + Sync>;
 
 /// Erases a user's async closure into a [`Handler`], converting its output.
+///
+/// A handler that panics answers its request with a bare `-32603` and the server keeps
+/// serving: a bug in one tool must not lose the request or take down the connection.
 pub(crate) fn erase<P, O, R, F, Fut>(f: F) -> Handler<P, R>
 where
     P: Send + 'static,
@@ -25,7 +30,38 @@ where
     Fut: Future<Output = Result<O, McpError>> + Send + 'static,
 {
     Arc::new(move |ctx, params| {
-        let fut = f(ctx, params);
-        Box::pin(async move { fut.await.map(Into::into) })
+        let fut = match catch_unwind(AssertUnwindSafe(|| f(ctx, params))) {
+            Ok(fut) => fut,
+            Err(panic) => {
+                let error = panicked(panic);
+                return Box::pin(async move { Err(error) });
+            }
+        };
+        Box::pin(async move {
+            let mut fut = pin!(fut);
+            let polled =
+                poll_fn(
+                    |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+                        Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
+                        Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
+                        Err(panic) => std::task::Poll::Ready(Err(panic)),
+                    },
+                )
+                .await;
+            match polled {
+                Ok(out) => out.map(Into::into),
+                Err(panic) => Err(panicked(panic)),
+            }
+        })
     })
+}
+
+fn panicked(panic: Box<dyn Any + Send>) -> McpError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-string panic payload");
+    tracing::error!(panic = message, "a handler panicked; answering -32603");
+    McpError::internal("Internal error")
 }
