@@ -5,6 +5,10 @@
 //! the region, with an opaque `requestState`. Round 2: the client retries the same call with
 //! the answer and the state echoed byte for byte; the server finishes.
 //!
+//! The server seals its `requestState` (AES-256-GCM, bound to this call, its arguments and this
+//! server, valid ten minutes): the handler writes and reads `awaiting-region`, the client only
+//! ever sees an opaque `v1.…` token.
+//!
 //! Run it with `cargo run --example demo`. Every message on the wire is printed.
 
 use mcp::client::Client;
@@ -13,12 +17,13 @@ use mcp::protocol::{
     InputRequest, InputRequiredResult, InputResponses, McpError, Outcome, Tool,
 };
 use mcp::server::{RequestContext, Server};
+use mcp::state::{ConfigError, RequestStateSecurity};
 use mcp::transport::{Duplex, memory};
 use serde_json::json;
 
 const STATE: &str = "awaiting-region";
 
-fn provisioner() -> Server {
+fn provisioner() -> Result<Server, ConfigError> {
     let provision = Tool::new(
         "provision",
         json!({
@@ -28,13 +33,17 @@ fn provisioner() -> Server {
         }),
     )
     .with_description("Provision a database. Asks which region to put it in.");
-    Server::builder(Implementation::new(
+    let server = Server::builder(Implementation::new(
         "provisioner",
         env!("CARGO_PKG_VERSION"),
     ))
+    // One line: a random key for this process. Deployments with several instances share keys
+    // with `RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")`.
+    .request_state_security(RequestStateSecurity::ephemeral())?
     .tools(vec![provision])
     .on_call_tool(provision_handler)
-    .build()
+    .build();
+    Ok(server)
 }
 
 async fn provision_handler(
@@ -119,7 +128,7 @@ fn tapped_pair() -> (Duplex, Duplex) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let (client_end, server_end) = tapped_pair();
-    let server = provisioner();
+    let server = provisioner()?;
     tokio::spawn(async move { server.serve(server_end).await });
 
     let client = Client::connect(client_end, Implementation::new("demo-client", "1.0.0"))
