@@ -697,3 +697,67 @@ mod python_interop {
         assert_eq!(text, "error: Invalid or expired requestState");
     }
 }
+
+/// Collects every event's fields as text, for checking what reaches the log.
+#[derive(Clone, Default)]
+struct LogCapture(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl tracing::Subscriber for LogCapture {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(String);
+        impl tracing::field::Visit for Fields {
+            fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+                self.0.push_str(&format!(" {}={:?}", field.name(), value));
+            }
+        }
+        let mut fields = Fields(format!("{}", event.metadata().level()));
+        event.record(&mut fields);
+        self.0.lock().expect("log lock").push(fields.0);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[test]
+fn the_log_names_the_cause_at_warn_and_never_a_secret() {
+    let capture = LogCapture::default();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    let token = tracing::subscriber::with_default(capture.clone(), || {
+        runtime.block_on(async {
+            let s = server("svc", keys(&[KEY_OLD]));
+            let args = json!({"name": "orders"});
+            let token = mint(&s, tool("step", args, None), None).await;
+            let t = Some(Value::from(token.clone()));
+            assert_frozen(&s, tool("step", json!({"name": "other"}), t.clone()), None).await;
+            assert_frozen(
+                &s,
+                tool("step", json!({"name": "orders"}), Some(json!(7))),
+                None,
+            )
+            .await;
+            token
+        })
+    });
+    let lines = capture.0.lock().expect("log lock").clone();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].starts_with("WARN") && lines[0].contains("request binding"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("non-string requestState"), "{lines:?}");
+    for line in &lines {
+        for secret in [token.as_str(), KEY_OLD, "round-1"] {
+            assert!(!line.contains(secret), "{line} leaks {secret}");
+        }
+    }
+}
