@@ -1,3 +1,18 @@
-//! Procedural macros of the `mcp` framework. Use them through the `mcp` facade crate.
+//! Procedural macros of the `mcp` framework. Use them through the `mcp` facade crate, where
+//! each is documented with examples and what it expands to.
 //!
-//! The macros land with their own issue; this crate only reserves its place in the workspace.
+//! Every macro follows the same pipeline, one module per step: parse the item into a model,
+//! check the model (collecting every error, each spanned on the offending tokens), generate
+//! from the model. The user's function is re-emitted as written; generated code names the
+//! runtime only through `::mcp::__private`.
+
+mod common;
+mod tool;
+
+use proc_macro::TokenStream;
+
+/// Turns an `async fn` into an MCP tool. Documented on `mcp::tool`.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(attr.into(), item.into()).into()
+}

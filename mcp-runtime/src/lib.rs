@@ -15,3 +15,7 @@ pub mod protocol;
 pub mod server;
 pub mod state;
 pub mod transport;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;

@@ -9,8 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
 use crate::protocol::{
-    ClientCapabilities, Generation, Implementation, JsonObject, LoggingLevel, LoggingMessageParams,
-    ProgressParams, ProgressToken, RequestId, notification_line, notification_methods,
+    ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
+    LoggingMessageParams, ProgressParams, ProgressToken, RequestId, notification_line,
+    notification_methods,
 };
 
 /// Where a request's notifications go: its own response stream (stdio: the shared output;
@@ -36,6 +37,14 @@ impl NotificationSink {
 #[derive(Debug, Clone)]
 pub struct RequestContext {
     inner: Arc<ContextInner>,
+    round: Option<Arc<Round>>,
+}
+
+/// What the client sent back in this round of a multi-round call.
+#[derive(Debug, Default)]
+struct Round {
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
 }
 
 #[derive(Debug)]
@@ -98,7 +107,34 @@ impl RequestContext {
                 cancellation,
                 sink,
             }),
+            round: None,
         }
+    }
+
+    /// The answers the client sent in this round (`None` on a first round), for a tool, prompt
+    /// or resource that asks by hand with `InputRequiredResult`.
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.round.as_ref()?.input_responses.as_ref()
+    }
+
+    /// The plaintext `requestState` of this round (`None` on a first round). Under a sealing
+    /// policy it was verified and opened before the handler runs.
+    pub fn request_state(&self) -> Option<&str> {
+        self.round.as_ref()?.request_state.as_deref()
+    }
+
+    /// Attaches a round's answers and state (macro-generated wrappers do this).
+    #[doc(hidden)]
+    pub fn with_round(
+        mut self,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Self {
+        self.round = Some(Arc::new(Round {
+            input_responses,
+            request_state,
+        }));
+        self
     }
 
     /// The JSON-RPC id of this request (every round of a multi-round call has a new one).

@@ -4,6 +4,7 @@
 //! `_meta`, multi round-trip results) and 2025-11-25 sessions (`initialize`, then requests).
 //! Transports ([`crate::transport`]) feed it messages.
 
+pub mod app;
 mod builder;
 mod context;
 mod dispatch;
@@ -14,6 +15,7 @@ mod session;
 
 use std::sync::Arc;
 
+pub use app::{BuildError, McpServer};
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
 pub use context::{NotificationSink, RequestContext};
 pub use dispatch::Exchange;

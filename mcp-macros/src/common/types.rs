@@ -1,0 +1,63 @@
+//! Recognising the parameter and return types the macros treat specially.
+//!
+//! Recognition is by the last path segment, so `mcp::Context` and a `use`d `Context` both
+//! work. A type alias hides a type from this pass; where that matters the generated code adds a
+//! trait-level check that sees through aliases.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// A parameter the runtime resolves by asking the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResolveKind {
+    /// `Elicit<T>`: a form question.
+    Elicit,
+    /// `Sample`: the client's LLM.
+    Sample,
+    /// `ListRoots`: the client's roots.
+    ListRoots,
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// `Context` (or `RequestContext`), the request's context.
+pub fn is_context(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| {
+        (s.ident == "Context" || s.ident == "RequestContext") && s.arguments.is_none()
+    })
+}
+
+/// `Elicit<T>`, `Sample` or `ListRoots`.
+pub fn resolve_kind(ty: &Type) -> Option<ResolveKind> {
+    let segment = last_segment(ty)?;
+    match (&segment.ident, &segment.arguments) {
+        (i, PathArguments::AngleBracketed(_)) if i == "Elicit" => Some(ResolveKind::Elicit),
+        (i, PathArguments::None) if i == "Sample" => Some(ResolveKind::Sample),
+        (i, PathArguments::None) if i == "ListRoots" => Some(ResolveKind::ListRoots),
+        _ => None,
+    }
+}
+
+/// Where a type can carry an `InputRequiredResult` (it names `InputRequiredResult` or
+/// `Outcome`, at any depth), as seen in the syntax.
+pub fn input_required_span(ty: &Type) -> Option<Span> {
+    let segment = last_segment(ty)?;
+    if segment.ident == "InputRequiredResult" || segment.ident == "Outcome" {
+        return Some(ty.span());
+    }
+    let PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(inner) => input_required_span(inner),
+        _ => None,
+    })
+}

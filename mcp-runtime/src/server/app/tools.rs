@@ -1,0 +1,104 @@
+//! A tool as the macros describe it: its listing and the function that answers a call.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool, ToolAnnotations};
+use crate::server::{BoxFuture, RequestContext};
+
+use super::schema::OutputSchema;
+
+/// What answers a call of one tool.
+pub type ToolCall =
+    fn(RequestContext, CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>>;
+
+/// The static description the `#[mcp::tool]` macro writes for a tool.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolInfo {
+    /// The name clients call it by.
+    pub name: &'static str,
+    /// A display name.
+    pub title: Option<&'static str>,
+    /// What it does (from the doc comment).
+    pub description: Option<&'static str>,
+    /// Read-only hint.
+    pub read_only: Option<bool>,
+    /// Destructive hint.
+    pub destructive: Option<bool>,
+    /// Idempotent hint.
+    pub idempotent: Option<bool>,
+    /// Open-world hint.
+    pub open_world: Option<bool>,
+}
+
+/// One registered tool: its listing and its call, ready for [`McpServer`](super::McpServer).
+#[derive(Clone)]
+pub struct ToolEntry {
+    pub(crate) tool: Tool,
+    pub(crate) call: ToolCall,
+    pub(crate) wraps_output: bool,
+}
+
+impl ToolEntry {
+    /// Assembles an entry; the schemas are computed here, once, never per call.
+    pub fn new(
+        info: ToolInfo,
+        input_schema: fn() -> Value,
+        output_schema: fn() -> Option<OutputSchema>,
+        call: ToolCall,
+    ) -> Self {
+        let output = output_schema();
+        let hints = [
+            info.read_only,
+            info.destructive,
+            info.idempotent,
+            info.open_world,
+        ];
+        let annotations = hints
+            .iter()
+            .any(Option::is_some)
+            .then_some(ToolAnnotations {
+                title: None,
+                read_only_hint: info.read_only,
+                destructive_hint: info.destructive,
+                idempotent_hint: info.idempotent,
+                open_world_hint: info.open_world,
+            });
+        let mut tool = Tool::new(info.name, input_schema());
+        tool.title = info.title.map(str::to_owned);
+        tool.description = info.description.map(str::to_owned);
+        tool.annotations = annotations;
+        tool.output_schema = output.as_ref().map(|o| Arc::new(o.schema.clone()));
+        Self {
+            tool,
+            call,
+            wraps_output: output.is_some_and(|o| o.wrapped),
+        }
+    }
+
+    /// How the tool is listed in `tools/list`.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("tool", &self.tool)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Implemented by `#[mcp::tool]` for the function's hidden twin type, so `mcp::tools![f]`
+/// finds the tool the compiler knows about, not a string.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP tool",
+    label = "not a tool",
+    note = "annotate the function with `#[mcp::tool]`"
+)]
+pub trait ToolDef {
+    /// The registration.
+    fn entry() -> ToolEntry;
+}

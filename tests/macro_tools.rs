@@ -1,0 +1,295 @@
+//! `#[mcp::tool]` functions served by `McpServer`, called through the in-memory client:
+//! schemas, argument decoding, return conversions, the manual ask form, sealing by default.
+
+use mcp::client::Client;
+use mcp::protocol::{
+    ElicitParams, ElicitResult, Implementation, InputRequest, InputResponses, ListToolsResult,
+};
+use mcp::{CallToolResult, Context, InputRequiredResult, Json, McpServer, Outcome};
+use serde_json::{Value, json};
+
+/// Echoes its text.
+#[mcp::tool]
+async fn echo(
+    /// What to say back.
+    text: String,
+) -> String {
+    text
+}
+
+/// Adds two integers.
+#[mcp::tool(
+    name = "math.add",
+    title = "Add",
+    read_only,
+    idempotent,
+    open_world = false
+)]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Greets someone.
+#[mcp::tool]
+async fn greet(
+    /// Who to greet.
+    name: String,
+    /// The greeting word.
+    #[mcp(default = "Hello".to_owned())]
+    greeting: String,
+    /// Shout it.
+    excited: Option<bool>,
+    #[mcp(rename = "times", default)] repeat: u8,
+) -> String {
+    let mark = if excited.unwrap_or(false) { "!" } else { "." };
+    format!("{greeting}, {name}{mark}").repeat(repeat.max(1).into())
+}
+
+/// Fails when asked to.
+#[mcp::tool(destructive)]
+async fn fallible(fail: bool) -> Result<&'static str, String> {
+    if fail {
+        Err("the disk is full".to_owned())
+    } else {
+        Ok("written")
+    }
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Forecast {
+    /// Degrees Celsius.
+    celsius: f64,
+    summary: String,
+}
+
+/// Tomorrow's weather.
+#[mcp::tool]
+async fn forecast(city: String) -> Json<Forecast> {
+    Json(Forecast {
+        celsius: 21.5,
+        summary: format!("sunny in {city}"),
+    })
+}
+
+/// Counts something.
+#[mcp::tool]
+async fn count() -> Json<u32> {
+    Json(3)
+}
+
+/// Deploys after a confirmation it asks for by hand.
+#[mcp::tool]
+async fn deploy(env: String, ctx: Context) -> Result<String, InputRequiredResult> {
+    let confirmed = ctx
+        .input_responses()
+        .filter(|_| ctx.request_state() == Some("awaiting-confirm"))
+        .and_then(|r| r.elicit("confirm")?.ok())
+        .and_then(|answer| answer.content)
+        .and_then(|content| content.get("ok").and_then(Value::as_bool));
+    match confirmed {
+        Some(true) => Ok(format!("deployed to {env}")),
+        Some(false) => Ok("cancelled".to_owned()),
+        None => Err(InputRequiredResult::new()
+            .ask(
+                "confirm",
+                InputRequest::Elicit(ElicitParams::form(
+                    format!("Deploy to {env}?"),
+                    json!({"type": "object", "properties": {"ok": {"type": "boolean"}}}),
+                )),
+            )
+            .with_state("awaiting-confirm")),
+    }
+}
+
+/// Returns a hand-built result.
+#[mcp::tool]
+async fn raw() -> CallToolResult {
+    CallToolResult::text("raw")
+}
+
+fn server() -> McpServer {
+    McpServer::new("macro-tools")
+        .version("1.0.0")
+        .tools(mcp::tools![
+            echo, add, greet, fallible, forecast, count, deploy, raw
+        ])
+}
+
+fn client() -> Client {
+    let duplex = server().serve_in_memory().expect("a valid server");
+    Client::connect(duplex, Implementation::new("test", "1.0.0")).with_capabilities(
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"),
+    )
+}
+
+async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
+    match client
+        .call_tool_once(name, Some(args), None, None)
+        .await
+        .expect("a result")
+    {
+        Outcome::Complete(result) => result,
+        Outcome::InputRequired(ask) => panic!("unexpected ask: {ask:?}"),
+    }
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().expect("text content")
+}
+
+#[tokio::test]
+async fn the_listing_matches_the_committed_snapshot() {
+    let client = client();
+    let listed: ListToolsResult = client.list_tools(None).await.expect("tools/list");
+    let mut tools = listed.tools;
+    let mut cursor = listed.next_cursor;
+    while let Some(next) = cursor {
+        let page = client.list_tools(Some(&next)).await.expect("next page");
+        tools.extend(page.tools);
+        cursor = page.next_cursor;
+    }
+    let actual = serde_json::to_string_pretty(&tools).expect("json") + "\n";
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/macro_tools.json"
+    );
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(path, &actual).expect("write snapshot");
+    }
+    let expected = std::fs::read_to_string(path).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
+    assert_eq!(
+        actual, expected,
+        "tools/list changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
+    );
+}
+
+#[tokio::test]
+async fn arguments_decode_with_options_defaults_and_renames() {
+    let client = client();
+    assert_eq!(
+        text(&call(&client, "echo", json!({"text": "hi"})).await),
+        "hi"
+    );
+    assert_eq!(
+        text(&call(&client, "math.add", json!({"a": 2, "b": 40})).await),
+        "42"
+    );
+    let plain = call(&client, "greet", json!({"name": "Ada"})).await;
+    assert_eq!(text(&plain), "Hello, Ada.");
+    let full = json!({"name": "Ada", "greeting": "Hi", "excited": true, "times": 2});
+    assert_eq!(
+        text(&call(&client, "greet", full).await),
+        "Hi, Ada!Hi, Ada!"
+    );
+}
+
+#[tokio::test]
+async fn bad_arguments_are_tool_errors_that_name_the_argument() {
+    let client = client();
+    let missing = call(&client, "echo", json!({})).await;
+    assert_eq!(missing.is_error, Some(true));
+    assert_eq!(
+        text(&missing),
+        "Invalid arguments for tool `echo`: missing required argument `text`"
+    );
+    let wrong = call(&client, "math.add", json!({"a": "two", "b": 1})).await;
+    assert_eq!(wrong.is_error, Some(true));
+    assert!(text(&wrong).contains("argument `a`"), "{}", text(&wrong));
+    // The server keeps serving.
+    assert_eq!(
+        text(&call(&client, "echo", json!({"text": "ok"})).await),
+        "ok"
+    );
+}
+
+#[tokio::test]
+async fn errors_become_is_error_results() {
+    let client = client();
+    let failed = call(&client, "fallible", json!({"fail": true})).await;
+    assert_eq!(failed.is_error, Some(true));
+    assert_eq!(text(&failed), "the disk is full");
+    let fine = call(&client, "fallible", json!({"fail": false})).await;
+    assert_eq!(fine.is_error, None);
+    assert_eq!(text(&fine), "written");
+}
+
+#[tokio::test]
+async fn structured_output_carries_content_and_wraps_non_objects() {
+    let client = client();
+    let weather = call(&client, "forecast", json!({"city": "Lisbon"})).await;
+    assert_eq!(
+        weather.structured_content,
+        Some(json!({"celsius": 21.5, "summary": "sunny in Lisbon"}))
+    );
+    let counted = call(&client, "count", json!({})).await;
+    assert_eq!(counted.structured_content, Some(json!({"result": 3})));
+    assert_eq!(text(&call(&client, "raw", json!({})).await), "raw");
+}
+
+#[tokio::test]
+async fn a_manual_ask_round_trips_through_sealed_state() {
+    let client = client();
+    let first = client
+        .call_tool_once("deploy", Some(json!({"env": "prod"})), None, None)
+        .await
+        .expect("first round");
+    let Outcome::InputRequired(ask) = first else {
+        panic!("the first round asks");
+    };
+    let token = ask.request_state.clone().expect("a state");
+    assert!(token.starts_with("v1."), "sealed by default: {token}");
+    let mut answers = InputResponses::new();
+    let ok = json!({"ok": true}).as_object().cloned().expect("object");
+    answers.insert("confirm", ElicitResult::accept(ok));
+    let second = client
+        .call_tool_once(
+            "deploy",
+            Some(json!({"env": "prod"})),
+            Some(answers.clone()),
+            Some(token.clone()),
+        )
+        .await
+        .expect("second round");
+    let Outcome::Complete(done) = second else {
+        panic!("the second round finishes");
+    };
+    assert_eq!(text(&done), "deployed to prod");
+    // The same state on other arguments is refused with the fixed error.
+    let replay = client
+        .call_tool_once(
+            "deploy",
+            Some(json!({"env": "dev"})),
+            Some(answers),
+            Some(token),
+        )
+        .await;
+    let error = replay.expect_err("rejected");
+    assert!(
+        error
+            .to_string()
+            .contains("Invalid or expired requestState"),
+        "{error}"
+    );
+}
+
+#[test]
+fn duplicate_names_are_a_construction_error_naming_both() {
+    let error = McpServer::new("dup")
+        .tools(mcp::tools![echo, add, echo])
+        .build()
+        .expect_err("duplicate");
+    assert_eq!(
+        error.to_string(),
+        "two tools are named `echo` (registrations #1 and #3); tool names must be unique"
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_tool_is_invalid_params() {
+    let client = client();
+    let error = client
+        .call_tool_once("nope", Some(json!({})), None, None)
+        .await
+        .expect_err("unknown");
+    assert!(error.to_string().contains("Unknown tool: nope"), "{error}");
+}
