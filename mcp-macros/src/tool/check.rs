@@ -1,8 +1,8 @@
 //! The rules a tool function must follow, checked on the model; every violation is reported,
 //! each at the tokens to change.
 
-use syn::FnArg;
 use syn::spanned::Spanned;
+use syn::{FnArg, Type};
 
 use crate::common::errors::Errors;
 use crate::common::types::input_required_span;
@@ -32,11 +32,11 @@ pub fn check(tool: &ToolFn, errors: &mut Errors) {
     if let Some(abi) = &sig.abi {
         errors.at(abi, "a tool cannot have an `extern` ABI");
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        errors.at(
-            &sig.generics,
-            "a tool cannot be generic: its input schema is fixed when it is compiled",
-        );
+    let generic = "a tool cannot be generic: its input schema is fixed when it is compiled";
+    if !sig.generics.params.is_empty() {
+        errors.at(&sig.generics, generic);
+    } else if let Some(where_clause) = &sig.generics.where_clause {
+        errors.at(where_clause, generic);
     }
     if let Some(variadic) = &sig.variadic {
         errors.at(variadic, "a tool cannot be variadic");
@@ -47,6 +47,15 @@ pub fn check(tool: &ToolFn, errors: &mut Errors) {
                 receiver,
                 "`#[mcp::tool]` goes on free functions, not methods: take shared state as a \
                  parameter instead of `self`",
+            );
+        }
+    }
+    for param in &tool.params {
+        if let (ParamKind::Argument { .. }, Type::Reference(reference)) = (&param.kind, &param.ty) {
+            errors.at(
+                reference,
+                "tool arguments are decoded into owned values: use an owned type here \
+                 (`String` for `&str`, `Vec<T>` for `&[T]`)",
             );
         }
     }

@@ -39,8 +39,17 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
             );
         }
     });
-    // A non-`Send` future is reported at the function's name.
-    let boxed = quote_spanned!(ident.span()=> ::std::boxed::Box::pin);
+    // Spanned at the function's name, so a non-`Send` future is reported there.
+    let call_body = quote_spanned! {ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            #round
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
+            #(#bindings)*
+            let __mcp_returned = #ident(#(#call_args),*).await;
+            ::core::result::Result::Ok(#into_outcome)
+        })
+    };
     quote! {
         #item
         #twin
@@ -71,24 +80,21 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
             ) -> #p::BoxFuture<
                 ::core::result::Result<#p::Outcome<#p::CallToolResult>, #p::McpError>,
             > {
-                #boxed(async move {
-                    #round
-                    #[allow(unused_mut, unused_variables)]
-                    let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
-                    #(#bindings)*
-                    let __mcp_returned = #ident(#(#call_args),*).await;
-                    ::core::result::Result::Ok(#into_outcome)
-                })
+                #call_body
             }
         };
     }
 }
 
 /// For a tool with errors: the function and its twin with a placeholder registration, so the
-/// errors reported are the real ones and nothing cascades from a missing item.
+/// errors reported are the real ones and nothing cascades from a missing item. A method gets
+/// neither (items cannot be declared inside an `impl`).
 pub fn fallback(tool: &ToolFn) -> TokenStream {
     let p = private();
     let item = &tool.item;
+    if item.sig.receiver().is_some() {
+        return quote!(#item);
+    }
     let twin = twin(tool);
     let ident = &tool.item.sig.ident;
     quote! {

@@ -1,0 +1,8 @@
+struct Reply;
+
+#[mcp::tool]
+async fn ask() -> Reply {
+    Reply
+}
+
+fn main() {}

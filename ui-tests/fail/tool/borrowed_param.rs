@@ -1,0 +1,6 @@
+#[mcp::tool]
+async fn echo(text: &str) -> String {
+    text.to_owned()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::tool]
+const fn fixed() -> u32 {
+    1
+}
+
+fn main() {}

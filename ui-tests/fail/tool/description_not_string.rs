@@ -1,0 +1,6 @@
+#[mcp::tool(description = 5)]
+async fn look() -> String {
+    String::new()
+}
+
+fn main() {}

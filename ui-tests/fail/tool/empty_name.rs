@@ -1,0 +1,6 @@
+#[mcp::tool(name = "")]
+async fn nameless() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+#[derive(Debug)]
+struct Opaque;
+
+#[mcp::tool]
+async fn risky() -> Result<String, Opaque> {
+    Err(Opaque)
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::tool(read_only = "yes")]
+async fn look() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[mcp::tool]
+struct Tool;
+
+fn main() {}

@@ -1,0 +1,10 @@
+async fn plain() -> String {
+    String::new()
+}
+
+struct NotATool;
+
+fn main() {
+    let _ = mcp::McpServer::new("x").tools(mcp::tools![plain]);
+    let _ = mcp::McpServer::new("x").tools(mcp::tools![NotATool]);
+}

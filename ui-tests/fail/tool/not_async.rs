@@ -1,0 +1,6 @@
+#[mcp::tool]
+fn ping() -> &'static str {
+    "pong"
+}
+
+fn main() {}

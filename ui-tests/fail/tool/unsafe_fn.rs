@@ -1,0 +1,6 @@
+#[mcp::tool]
+async unsafe fn danger() -> String {
+    String::new()
+}
+
+fn main() {}

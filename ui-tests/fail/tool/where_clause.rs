@@ -1,0 +1,9 @@
+#[mcp::tool]
+async fn echo(value: String) -> String
+where
+    String: Clone,
+{
+    value
+}
+
+fn main() {}
