@@ -5,84 +5,45 @@
 //! the region, with an opaque `requestState`. Round 2: the client retries the same call with
 //! the answer and the state echoed byte for byte; the server finishes.
 //!
-//! The server seals its `requestState` (AES-256-GCM, bound to this call, its arguments and this
-//! server, valid ten minutes): the handler writes and reads `awaiting-region`, the client only
-//! ever sees an opaque `v1.…` token.
+//! The tool is a plain `async fn` under `#[mcp::tool]`. The server seals its `requestState`
+//! (AES-256-GCM, bound to this call, its arguments and this server, valid ten minutes): the
+//! function writes and reads `awaiting-region`, the client only ever sees an opaque `v1.…` token.
 //!
 //! Run it with `cargo run --example demo`. Every message on the wire is printed.
 
 use mcp::client::Client;
 use mcp::protocol::{
-    CallToolParams, CallToolResult, ElicitAction, ElicitParams, ElicitResult, Implementation,
-    InputRequest, InputRequiredResult, InputResponses, McpError, Outcome, Tool,
+    ElicitAction, ElicitParams, ElicitResult, Implementation, InputRequest, InputResponses,
 };
-use mcp::server::{RequestContext, Server};
-use mcp::state::{ConfigError, RequestStateSecurity};
 use mcp::transport::{Duplex, memory};
+use mcp::{Context, InputRequiredResult, McpServer, Outcome};
 use serde_json::json;
 
 const STATE: &str = "awaiting-region";
 
-fn provisioner() -> Result<Server, ConfigError> {
-    let provision = Tool::new(
-        "provision",
-        json!({
-            "type": "object",
-            "properties": {"name": {"type": "string", "description": "The database to create."}},
-            "required": ["name"],
-        }),
-    )
-    .with_description("Provision a database. Asks which region to put it in.");
-    let server = Server::builder(Implementation::new(
-        "provisioner",
-        env!("CARGO_PKG_VERSION"),
-    ))
-    // One line: a random key for this process. Deployments with several instances share keys
-    // with `RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")`.
-    .request_state_security(RequestStateSecurity::ephemeral())?
-    .tools(vec![provision])
-    .on_call_tool(provision_handler)
-    .build();
-    Ok(server)
-}
-
-async fn provision_handler(
-    _ctx: RequestContext,
-    call: CallToolParams,
-) -> Result<Outcome<CallToolResult>, McpError> {
-    if call.name != "provision" {
-        return Err(McpError::invalid_params(format!(
-            "Unknown tool: {}",
-            call.name
-        )));
-    }
-    let Some(name) = call
-        .arguments
-        .as_ref()
-        .and_then(|a| a.get("name"))
-        .and_then(|n| n.as_str())
-    else {
-        return Ok(CallToolResult::error("`name` is required and must be a string").into());
-    };
-    // An answer counts only when it comes back with the state of the round that asked for it.
-    let answer = call
-        .input_responses
-        .as_ref()
-        .filter(|_| call.request_state.as_deref() == Some(STATE))
-        .and_then(|r| r.elicit("region"))
-        .transpose()?;
+/// Provision a database. Asks which region to put it in.
+#[mcp::tool]
+async fn provision(
+    /// The database to create.
+    name: String,
+    ctx: Context,
+) -> Result<String, InputRequiredResult> {
+    // An answer counts only when it comes back with the state of the round that asked for it
+    // (sealed by the runtime, so the client cannot forge it).
+    let answer = ctx
+        .input_responses()
+        .filter(|_| ctx.request_state() == Some(STATE))
+        .and_then(|responses| responses.elicit("region")?.ok());
     match answer {
         Some(ElicitResult {
             action: ElicitAction::Accept,
             content: Some(content),
         }) => match content.get("region").and_then(|r| r.as_str()) {
-            Some(region) => {
-                Ok(CallToolResult::text(format!("Provisioned '{name}' in {region}.")).into())
-            }
-            None => Ok(CallToolResult::error("The answer did not name a region").into()),
+            Some(region) => Ok(format!("Provisioned '{name}' in {region}.")),
+            None => Ok("The answer did not name a region.".to_owned()),
         },
-        Some(_) => Ok(CallToolResult::error("Provisioning cancelled: no region was chosen").into()),
-        None => Ok(InputRequiredResult::new()
+        Some(_) => Ok("Provisioning cancelled: no region was chosen.".to_owned()),
+        None => Err(InputRequiredResult::new()
             .ask(
                 "region",
                 InputRequest::Elicit(ElicitParams::form(
@@ -97,8 +58,7 @@ async fn provision_handler(
                     }),
                 )),
             )
-            .with_state(STATE)
-            .into()),
+            .with_state(STATE)),
     }
 }
 
@@ -128,7 +88,12 @@ fn tapped_pair() -> (Duplex, Duplex) {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let (client_end, server_end) = tapped_pair();
-    let server = provisioner()?;
+    // Sealing of requestState is on by default (a random key per process); deployments with
+    // several instances pass shared keys with `.request_state_security(..)`.
+    let server = McpServer::new("provisioner")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tools(mcp::tools![provision])
+        .build()?;
     tokio::spawn(async move { server.serve(server_end).await });
 
     let client = Client::connect(client_end, Implementation::new("demo-client", "1.0.0"))
