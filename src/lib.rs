@@ -3,7 +3,10 @@
 
 pub use mcp_runtime::*;
 
-pub use mcp_runtime::protocol::{CallToolResult, ContentBlock, InputRequiredResult, Outcome};
+pub use mcp_runtime::protocol::{
+    CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, Outcome, PromptMessage,
+    ReadResourceResult, ResourceContents,
+};
 pub use mcp_runtime::server::app::Json;
 pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context};
 
@@ -90,5 +93,108 @@ pub use mcp_macros::tool;
 macro_rules! tools {
     ($($tool:path),* $(,)?) => {
         [$(<$tool as $crate::__private::ToolDef>::entry()),*]
+    };
+}
+
+/// Turns an `async fn` into an MCP prompt.
+///
+/// The prompt's name is the function's (override with `name = "…"`), its description the doc
+/// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
+/// parameter is a required argument, each `Option<String>` an optional one, described by its
+/// doc comment (`#[mcp(rename = "…")]` changes its name). A [`Context`] parameter receives the
+/// request's context.
+///
+/// The function returns messages (`Vec<PromptMessage>`, a `PromptMessage`, or text as one user
+/// message), a [`GetPromptResult`], or a `Result` of these: an `Err` that is `Display` answers
+/// `-32603` naming the prompt, an `Err(InputRequiredResult)` asks the client (read the answers
+/// with `ctx.input_responses()` on the retry).
+///
+/// ```
+/// use mcp::PromptMessage;
+///
+/// /// A briefing for the on-call engineer.
+/// #[mcp::prompt(title = "Briefing")]
+/// async fn briefing(
+///     /// The service concerned.
+///     service: String,
+///     /// Extra context, if any.
+///     notes: Option<String>,
+/// ) -> Vec<PromptMessage> {
+///     vec![PromptMessage::user(format!("Brief me on {service}. {}", notes.unwrap_or_default()))]
+/// }
+///
+/// let server = mcp::McpServer::new("ops").prompts(mcp::prompts![briefing]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
+/// # What this expands to
+///
+/// The function as written (doc comments and `#[mcp]` attributes on parameters removed), a
+/// hidden type with its name for `mcp::prompts![…]`, a constant list of the arguments for
+/// `prompts/list`, and a `PromptDef` implementation whose wrapper takes each argument out of the
+/// request (a missing required one is `-32602` naming it), calls the function and converts the
+/// result.
+pub use mcp_macros::prompt;
+
+/// Turns an `async fn` into an MCP resource (a fixed URI) or resource template (an RFC 6570
+/// URI with `{variables}`).
+///
+/// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…")]`; the
+/// name defaults to the function's, the description to its doc comment. A template's variables
+/// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
+/// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
+/// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
+/// `Result<T, InputRequiredResult>`; a static resource may do neither (a compile error).
+///
+/// The function returns text, bytes (`Vec<u8>`, sent base64), [`ResourceContents`],
+/// [`ReadResourceResult`], or a `Result` of these whose `Err` is `Display` (`-32603` naming the
+/// URI).
+///
+/// ```
+/// /// The schema of one table.
+/// #[mcp::resource("db://{table}/schema", mime_type = "application/sql")]
+/// async fn table_schema(table: String) -> Result<String, String> {
+///     match table.as_str() {
+///         "orders" => Ok("CREATE TABLE orders (id INT);".into()),
+///         other => Err(format!("no table named {other}")),
+///     }
+/// }
+///
+/// /// The service's README.
+/// #[mcp::resource("docs://readme", mime_type = "text/markdown")]
+/// async fn readme() -> &'static str {
+///     "# Service"
+/// }
+///
+/// let server = mcp::McpServer::new("db")
+///     .resources(mcp::resources![table_schema, readme])
+///     .build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
+/// # What this expands to
+///
+/// The function as written, a hidden type with its name for `mcp::resources![…]`, and a
+/// `ResourceDef` implementation: the listing (`resources/list` for a URI,
+/// `resources/templates/list` for a template) and a wrapper that parses each variable, calls
+/// the function and converts the result. For a static URI, a constant assertion rejects a return
+/// type that can carry an `InputRequiredResult`, through type aliases too.
+pub use mcp_macros::resource;
+
+/// The prompts of `#[mcp::prompt]` functions, for [`McpServer::prompts`].
+#[macro_export]
+macro_rules! prompts {
+    ($($prompt:path),* $(,)?) => {
+        [$(<$prompt as $crate::__private::PromptDef>::entry()),*]
+    };
+}
+
+/// The resources of `#[mcp::resource]` functions, for [`McpServer::resources`].
+#[macro_export]
+macro_rules! resources {
+    ($($resource:path),* $(,)?) => {
+        [$(<$resource as $crate::__private::ResourceDef>::entry()),*]
     };
 }

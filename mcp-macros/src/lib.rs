@@ -7,6 +7,8 @@
 //! runtime only through `::mcp::__private`.
 
 mod common;
+mod prompt;
+mod resource;
 mod tool;
 
 use proc_macro::TokenStream;
@@ -15,4 +17,17 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP prompt. Documented on `mcp::prompt`.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::expand(attr.into(), item.into()).into()
+}
+
+/// Turns an `async fn` into an MCP resource or resource template. Documented on
+/// `mcp::resource`.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    resource::expand(attr.into(), item.into()).into()
 }

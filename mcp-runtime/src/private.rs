@@ -21,3 +21,12 @@ pub const fn assert_cannot_ask<T: IntoToolOutcome>() {
          the runtime asks for the parameters; remove the InputRequiredResult from the return type"
     );
 }
+
+pub use crate::protocol::{
+    GetPromptParams, GetPromptResult, ReadResourceParams, ReadResourceResult,
+};
+pub use crate::server::app::{
+    FromTemplateVar, IntoPromptOutcome, IntoResourceOutcome, PromptArgumentInfo,
+    PromptArgumentType, PromptDef, PromptEntry, PromptInfo, ResourceDef, ResourceEntry,
+    ResourceInfo, TemplateVars,
+};

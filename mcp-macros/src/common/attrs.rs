@@ -9,6 +9,9 @@ pub fn unknown_key(meta: &ParseNestedMeta<'_>, valid: &[&str]) -> syn::Error {
         .path
         .get_ident()
         .map_or_else(|| "this".to_owned(), |i| format!("`{i}`"));
+    if valid.is_empty() {
+        return meta.error(format!("unknown attribute {key}; none are accepted here"));
+    }
     meta.error(format!(
         "unknown attribute {key}; expected one of: {}",
         valid.join(", ")

@@ -3,5 +3,7 @@
 pub mod attrs;
 pub mod docs;
 pub mod errors;
+pub mod params;
 pub mod paths;
+pub mod signature;
 pub mod types;

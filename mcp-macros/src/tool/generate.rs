@@ -7,7 +7,9 @@ use syn::spanned::Spanned;
 
 use crate::common::paths::{SCHEMARS_CRATE, private};
 
-use super::model::{ArgDefault, ParamKind, ToolFn};
+use crate::common::params::{ArgDefault, ParamKind};
+
+use super::model::ToolFn;
 
 /// Everything, for a tool without errors.
 pub fn generate(tool: &ToolFn) -> TokenStream {

@@ -1,10 +1,10 @@
 //! A tool function as the generator sees it.
 
 use proc_macro2::Span;
-use syn::{Attribute, Expr, Ident, ItemFn, Type};
+use syn::{ItemFn, Type};
 
 use crate::common::docs::Docs;
-use crate::common::types::ResolveKind;
+use crate::common::params::Param;
 
 /// `#[mcp::tool]` on an `async fn`.
 pub struct ToolFn {
@@ -27,34 +27,4 @@ pub struct Hints {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
-}
-
-/// One parameter of the function.
-pub struct Param {
-    pub ident: Ident,
-    pub ty: Type,
-    pub kind: ParamKind,
-}
-
-/// What fills a parameter.
-pub enum ParamKind {
-    /// An argument from the client, described in the input schema.
-    Argument {
-        /// Its name on the wire.
-        wire_name: String,
-        /// Its doc comments, carried to the schema.
-        docs: Vec<Attribute>,
-        /// Used when the client leaves it out.
-        default: Option<ArgDefault>,
-    },
-    /// The request context.
-    Context,
-    /// Asked of the client by the runtime.
-    Resolve(ResolveKind),
-}
-
-/// `#[mcp(default)]` or `#[mcp(default = expr)]`.
-pub enum ArgDefault {
-    Trait,
-    Expr(Box<Expr>),
 }

@@ -1,15 +1,15 @@
 //! From the attribute and the function's tokens to a [`ToolFn`].
 
 use proc_macro2::TokenStream;
+use syn::ReturnType;
 use syn::parse::Parser;
-use syn::{FnArg, Pat, ReturnType, Type};
 
 use crate::common::attrs::{flag, string, unknown_key};
 use crate::common::docs::Docs;
 use crate::common::errors::Errors;
-use crate::common::types::{is_context, resolve_kind};
+use crate::common::params::parse_param;
 
-use super::model::{ArgDefault, Hints, Param, ParamKind, ToolFn};
+use super::model::{Hints, ToolFn};
 
 const TOOL_KEYS: &[&str] = &[
     "name",
@@ -61,7 +61,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
         .sig
         .inputs
         .iter_mut()
-        .filter_map(|input| param(input, errors))
+        .filter_map(|input| parse_param(input, PARAM_KEYS, errors))
         .collect();
     let ret = match &item.sig.output {
         ReturnType::Default => syn::parse_quote!(()),
@@ -76,77 +76,4 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
         params,
         ret,
     }
-}
-
-/// One parameter; strips the attributes it consumes (doc comments are not allowed on
-/// parameters once the macro is done, and `#[mcp]` is ours).
-fn param(input: &mut FnArg, errors: &mut Errors) -> Option<Param> {
-    let FnArg::Typed(typed) = input else {
-        // Receivers are reported by the checks.
-        return None;
-    };
-    let ident = match &*typed.pat {
-        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
-        other => {
-            errors.at(
-                other,
-                "use a plain identifier here: a tool parameter's name is its argument's name",
-            );
-            return None;
-        }
-    };
-    let ty: Type = (*typed.ty).clone();
-    let docs: Vec<_> = typed
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .cloned()
-        .collect();
-    let mut default = None;
-    let mut rename = None;
-    for attr in typed.attrs.iter().filter(|a| a.path().is_ident("mcp")) {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("default") {
-                default = Some(if meta.input.peek(syn::Token![=]) {
-                    ArgDefault::Expr(Box::new(meta.value()?.parse()?))
-                } else {
-                    ArgDefault::Trait
-                });
-            } else if meta.path.is_ident("rename") {
-                rename = Some(string(&meta)?.value());
-            } else {
-                return Err(unknown_key(&meta, PARAM_KEYS));
-            }
-            Ok(())
-        });
-        if let Err(e) = result {
-            errors.push(e);
-        }
-    }
-    let consumed_mcp = typed.attrs.iter().any(|a| a.path().is_ident("mcp"));
-    typed
-        .attrs
-        .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("mcp"));
-    let kind = if is_context(&ty) {
-        if consumed_mcp {
-            errors.at(&ty, "`#[mcp(..)]` does not apply to the request context");
-        }
-        ParamKind::Context
-    } else if let Some(kind) = resolve_kind(&ty) {
-        ParamKind::Resolve(kind)
-    } else {
-        let ident_text = ident.to_string();
-        let wire_name = rename.unwrap_or_else(|| {
-            ident_text
-                .strip_prefix("r#")
-                .unwrap_or(&ident_text)
-                .to_owned()
-        });
-        ParamKind::Argument {
-            wire_name,
-            docs,
-            default,
-        }
-    };
-    Some(Param { ident, ty, kind })
 }

@@ -5,9 +5,12 @@
 //! default.
 
 mod args;
+mod prompts;
+mod resources;
 mod returns;
 mod schema;
 mod tools;
+mod uri_template;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -18,12 +21,22 @@ use crate::protocol::{CallToolResult, Implementation, McpError, Outcome};
 use crate::state::{ConfigError, RequestStateSecurity};
 use crate::transport::{Duplex, memory};
 
-use super::Server;
+use super::{Server, ServerBuilder};
+use resources::Listing;
 
 pub use args::{InvalidArgument, take_arg, take_arg_or};
+pub use prompts::{
+    IntoPromptOutcome, PromptArgumentInfo, PromptArgumentType, PromptCall, PromptDef, PromptEntry,
+    PromptInfo,
+};
+pub use resources::{
+    FromTemplateVar, IntoResourceOutcome, ResourceCall, ResourceDef, ResourceEntry, ResourceInfo,
+    TemplateVars,
+};
 pub use returns::{IntoToolOutcome, Json};
 pub use schema::{OutputSchema, input_schema, output_schema};
 pub use tools::{ToolCall, ToolDef, ToolEntry, ToolInfo};
+pub use uri_template::{TemplateError, UriTemplate};
 
 /// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
 /// `mcp` facade crate for the macros).
@@ -47,18 +60,22 @@ pub struct McpServer {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolEntry>,
+    prompts: Vec<PromptEntry>,
+    resources: Vec<ResourceEntry>,
     security: RequestStateSecurity,
 }
 
 /// Why an [`McpServer`] could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    /// Two tools share a name.
+    /// Two tools, prompts or resources share a name (or URI).
     #[error(
-        "two tools are named `{name}` (registrations #{first} and #{second}); tool names must be unique"
+        "two {kind}s are named `{name}` (registrations #{first} and #{second}); {kind} names must be unique"
     )]
-    DuplicateTool {
-        /// The name.
+    Duplicate {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The name or URI.
         name: String,
         /// Position of the first registration (from 1).
         first: usize,
@@ -77,6 +94,8 @@ impl McpServer {
             info: Implementation::new(name, "0.0.0"),
             instructions: None,
             tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
             security: RequestStateSecurity::ephemeral(),
         }
     }
@@ -99,6 +118,18 @@ impl McpServer {
         self
     }
 
+    /// Registers prompts, usually `mcp::prompts![a, b]`.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = PromptEntry>) -> Self {
+        self.prompts.extend(prompts);
+        self
+    }
+
+    /// Registers resources and resource templates, usually `mcp::resources![a, b]`.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
     /// How `requestState` is sealed (default: a random per-process key).
     pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
         self.security = security;
@@ -107,41 +138,24 @@ impl McpServer {
 
     /// Checks the registrations and assembles the low-level [`Server`].
     pub fn build(self) -> Result<Server, BuildError> {
-        let mut by_name: HashMap<String, usize> = HashMap::with_capacity(self.tools.len());
-        for (index, entry) in self.tools.iter().enumerate() {
-            if let Some(first) = by_name.insert(entry.tool.name.clone(), index) {
-                return Err(BuildError::DuplicateTool {
-                    name: entry.tool.name.clone(),
-                    first: first + 1,
-                    second: index + 1,
-                });
-            }
-        }
+        unique("tool", self.tools.iter().map(|e| e.tool.name.as_str()))?;
+        unique(
+            "prompt",
+            self.prompts.iter().map(|e| e.prompt.name.as_str()),
+        )?;
+        unique("resource", self.resources.iter().map(ResourceEntry::uri))?;
         let mut builder = Server::builder(self.info).request_state_security(self.security)?;
         if let Some(instructions) = self.instructions {
             builder = builder.instructions(instructions);
         }
         if !self.tools.is_empty() {
-            let listing = self.tools.iter().map(|e| e.tool.clone()).collect();
-            let table: Arc<HashMap<String, (ToolCall, bool)>> = Arc::new(
-                self.tools
-                    .into_iter()
-                    .map(|e| (e.tool.name, (e.call, e.wraps_output)))
-                    .collect(),
-            );
-            builder = builder.tools(listing).on_call_tool(move |ctx, params| {
-                let found = table.get(&params.name).copied();
-                async move {
-                    let Some((call, wraps)) = found else {
-                        return Err(McpError::invalid_params(format!(
-                            "Unknown tool: {}",
-                            params.name
-                        )));
-                    };
-                    let outcome = call(ctx, params).await?;
-                    Ok(if wraps { wrap_output(outcome) } else { outcome })
-                }
-            });
+            builder = with_tools(builder, self.tools);
+        }
+        if !self.prompts.is_empty() {
+            builder = with_prompts(builder, self.prompts);
+        }
+        if !self.resources.is_empty() {
+            builder = with_resources(builder, self.resources);
         }
         Ok(builder.build())
     }
@@ -160,6 +174,102 @@ impl McpServer {
         tokio::spawn(async move { server.serve(server_end).await });
         Ok(client_end)
     }
+}
+
+fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (index, name) in names.enumerate() {
+        if let Some(first) = seen.insert(name, index) {
+            return Err(BuildError::Duplicate {
+                kind,
+                name: name.to_owned(),
+                first: first + 1,
+                second: index + 1,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn with_tools(builder: ServerBuilder, tools: Vec<ToolEntry>) -> ServerBuilder {
+    let listing = tools.iter().map(|e| e.tool.clone()).collect();
+    let table: Arc<HashMap<String, (ToolCall, bool)>> = Arc::new(
+        tools
+            .into_iter()
+            .map(|e| (e.tool.name, (e.call, e.wraps_output)))
+            .collect(),
+    );
+    builder.tools(listing).on_call_tool(move |ctx, params| {
+        let found = table.get(&params.name).copied();
+        async move {
+            let Some((call, wraps)) = found else {
+                return Err(McpError::invalid_params(format!(
+                    "Unknown tool: {}",
+                    params.name
+                )));
+            };
+            let outcome = call(ctx, params).await?;
+            Ok(if wraps { wrap_output(outcome) } else { outcome })
+        }
+    })
+}
+
+fn with_prompts(builder: ServerBuilder, prompts: Vec<PromptEntry>) -> ServerBuilder {
+    let listing = prompts.iter().map(|e| e.prompt.clone()).collect();
+    let table: Arc<HashMap<String, PromptCall>> = Arc::new(
+        prompts
+            .into_iter()
+            .map(|e| (e.prompt.name, e.call))
+            .collect(),
+    );
+    builder.prompts(listing).on_get_prompt(move |ctx, params| {
+        let found = table.get(&params.name).copied();
+        async move {
+            let Some(call) = found else {
+                return Err(McpError::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    params.name
+                )));
+            };
+            call(ctx, params).await
+        }
+    })
+}
+
+fn with_resources(mut builder: ServerBuilder, resources: Vec<ResourceEntry>) -> ServerBuilder {
+    let mut statics = Vec::new();
+    let mut templates = Vec::new();
+    for entry in &resources {
+        match &entry.listing {
+            Listing::Static(r) => statics.push(r.clone()),
+            Listing::Template(t) => templates.push(t.clone()),
+        }
+    }
+    let (exact, patterns): (Vec<_>, Vec<_>) =
+        resources.into_iter().partition(|e| e.template.is_static());
+    let exact: Arc<HashMap<String, ResourceEntry>> =
+        Arc::new(exact.into_iter().map(|e| (e.uri().to_owned(), e)).collect());
+    let patterns: Arc<[ResourceEntry]> = patterns.into();
+    if !statics.is_empty() {
+        builder = builder.resources(statics);
+    }
+    if !templates.is_empty() {
+        builder = builder.resource_templates(templates);
+    }
+    builder.on_read_resource(move |ctx, params| {
+        let found = match exact.get(&params.uri) {
+            Some(entry) => Some((entry.call, Vec::new())),
+            None => patterns
+                .iter()
+                .find_map(|e| e.template.matches(&params.uri).map(|vars| (e.call, vars))),
+        };
+        async move {
+            let Some((call, vars)) = found else {
+                return Err(McpError::resource_not_found(&params.uri));
+            };
+            call(ctx, params, vars).await
+        }
+    })
 }
 
 fn wrap_output(outcome: Outcome<CallToolResult>) -> Outcome<CallToolResult> {

@@ -1,0 +1,110 @@
+//! Parameters of an annotated function: what fills each one, and the attributes on it.
+
+use syn::{Attribute, Expr, FnArg, Ident, Pat, Type};
+
+use crate::common::attrs::{string, unknown_key};
+use crate::common::errors::Errors;
+use crate::common::types::{ResolveKind, is_context, resolve_kind};
+
+/// One parameter of the function.
+pub struct Param {
+    pub ident: Ident,
+    pub ty: Type,
+    pub kind: ParamKind,
+}
+
+/// What fills a parameter.
+pub enum ParamKind {
+    /// An argument from the client, described in the input schema.
+    Argument {
+        /// Its name on the wire.
+        wire_name: String,
+        /// Its doc comments, carried to the schema.
+        docs: Vec<Attribute>,
+        /// Used when the client leaves it out.
+        default: Option<ArgDefault>,
+    },
+    /// The request context.
+    Context,
+    /// Asked of the client by the runtime.
+    Resolve(ResolveKind),
+}
+
+/// `#[mcp(default)]` or `#[mcp(default = expr)]`.
+pub enum ArgDefault {
+    Trait,
+    Expr(Box<Expr>),
+}
+
+/// One parameter; strips the attributes it consumes (doc comments are not allowed on
+/// parameters once the macro is done, and `#[mcp]` is ours).
+pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Option<Param> {
+    let FnArg::Typed(typed) = input else {
+        // Receivers are reported by the checks.
+        return None;
+    };
+    let ident = match &*typed.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+        other => {
+            errors.at(
+                other,
+                "use a plain identifier here: the parameter's name is its name on the wire",
+            );
+            return None;
+        }
+    };
+    let ty: Type = (*typed.ty).clone();
+    let docs: Vec<_> = typed
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .cloned()
+        .collect();
+    let mut default = None;
+    let mut rename = None;
+    for attr in typed.attrs.iter().filter(|a| a.path().is_ident("mcp")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("default") && keys.contains(&"default") {
+                default = Some(if meta.input.peek(syn::Token![=]) {
+                    ArgDefault::Expr(Box::new(meta.value()?.parse()?))
+                } else {
+                    ArgDefault::Trait
+                });
+            } else if meta.path.is_ident("rename") && keys.contains(&"rename") {
+                rename = Some(string(&meta)?.value());
+            } else {
+                return Err(unknown_key(&meta, keys));
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    let consumed_mcp = typed.attrs.iter().any(|a| a.path().is_ident("mcp"));
+    typed
+        .attrs
+        .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("mcp"));
+    let kind = if is_context(&ty) {
+        if consumed_mcp {
+            errors.at(&ty, "`#[mcp(..)]` does not apply to the request context");
+        }
+        ParamKind::Context
+    } else if let Some(kind) = resolve_kind(&ty) {
+        ParamKind::Resolve(kind)
+    } else {
+        let ident_text = ident.to_string();
+        let wire_name = rename.unwrap_or_else(|| {
+            ident_text
+                .strip_prefix("r#")
+                .unwrap_or(&ident_text)
+                .to_owned()
+        });
+        ParamKind::Argument {
+            wire_name,
+            docs,
+            default,
+        }
+    };
+    Some(Param { ident, ty, kind })
+}

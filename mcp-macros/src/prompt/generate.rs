@@ -1,0 +1,143 @@
+//! Code for a checked [`PromptFn`]: the function as written, its hidden twin type, and the
+//! twin's registration.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::common::docs::Docs;
+use crate::common::params::ParamKind;
+use crate::common::paths::private;
+
+use super::model::PromptFn;
+
+pub fn generate(prompt: &PromptFn) -> TokenStream {
+    let p = private();
+    let item = &prompt.item;
+    let ident = &item.sig.ident;
+    let twin = twin(prompt);
+    let name = &prompt.name.0;
+    let title = match &prompt.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let description = prompt.description.to_option_tokens();
+    let ret = &prompt.ret;
+    let mut arguments = Vec::new();
+    let mut bindings = Vec::new();
+    let mut takes_context = false;
+    for param in &prompt.params {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        match &param.kind {
+            ParamKind::Argument {
+                wire_name, docs, ..
+            } => {
+                let docs = Docs::from_attrs(docs).to_option_tokens();
+                arguments.push(quote_spanned! {ty.span()=>
+                    #p::PromptArgumentInfo {
+                        name: #wire_name,
+                        description: #docs,
+                        required: <#ty as #p::PromptArgumentType>::REQUIRED,
+                    }
+                });
+                bindings.push(quote_spanned! {ty.span()=>
+                    let #ident: #ty = <#ty as #p::PromptArgumentType>::take(
+                        &mut __mcp_arguments, #name, #wire_name,
+                    )?;
+                });
+            }
+            ParamKind::Context => {
+                takes_context = true;
+                bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
+            }
+            ParamKind::Resolve(_) => {}
+        }
+    }
+    let round = takes_context.then(|| {
+        quote! {
+            let __mcp_context = __mcp_context.with_round(
+                __mcp_params.input_responses,
+                __mcp_params.request_state,
+            );
+        }
+    });
+    let call_args = prompt.params.iter().map(|param| &param.ident);
+    let into_outcome = quote_spanned!(ret.span()=>
+        <#ret as #p::IntoPromptOutcome>::into_prompt_outcome(__mcp_returned, #name)
+    );
+    let call_body = quote_spanned! {ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            #round
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
+            #(#bindings)*
+            let __mcp_returned = #ident(#(#call_args),*).await;
+            #into_outcome
+        })
+    };
+    quote! {
+        #item
+        #twin
+        const _: () = {
+            const __MCP_ARGUMENTS: &[#p::PromptArgumentInfo] = &[#(#arguments),*];
+
+            #[automatically_derived]
+            impl #p::PromptDef for #ident {
+                fn entry() -> #p::PromptEntry {
+                    #p::PromptEntry::new(
+                        #p::PromptInfo {
+                            name: #name,
+                            title: #title,
+                            description: #description,
+                            arguments: __MCP_ARGUMENTS,
+                        },
+                        __mcp_call,
+                    )
+                }
+            }
+
+            fn __mcp_call(
+                __mcp_context: #p::RequestContext,
+                __mcp_params: #p::GetPromptParams,
+            ) -> #p::BoxFuture<
+                ::core::result::Result<#p::Outcome<#p::GetPromptResult>, #p::McpError>,
+            > {
+                #call_body
+            }
+        };
+    }
+}
+
+pub fn fallback(prompt: &PromptFn) -> TokenStream {
+    let p = private();
+    let item = &prompt.item;
+    if item.sig.receiver().is_some() {
+        return quote!(#item);
+    }
+    let ident = &item.sig.ident;
+    let twin = twin(prompt);
+    quote! {
+        #item
+        #twin
+        impl #p::PromptDef for #ident {
+            fn entry() -> #p::PromptEntry {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn twin(prompt: &PromptFn) -> TokenStream {
+    let vis = &prompt.item.vis;
+    let ident = &prompt.item.sig.ident;
+    let doc = format!(
+        "The MCP prompt `{}`; register it with `mcp::prompts![{ident}]`.",
+        prompt.name.0
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    }
+}

@@ -1,0 +1,147 @@
+//! Code for a checked [`ResourceFn`]: the function as written, its hidden twin type, and the
+//! twin's registration.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::common::params::ParamKind;
+use crate::common::paths::private;
+
+use super::model::ResourceFn;
+
+pub fn generate(resource: &ResourceFn) -> TokenStream {
+    let p = private();
+    let item = &resource.item;
+    let ident = &item.sig.ident;
+    let twin = twin(resource);
+    let uri = &resource.uri;
+    let name = &resource.name;
+    let option = |value: &Option<String>| match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = option(&resource.title);
+    let mime_type = option(&resource.mime_type);
+    let description = resource.description.to_option_tokens();
+    let ret = &resource.ret;
+    let mut bindings = Vec::new();
+    let mut takes_context = false;
+    for param in &resource.params {
+        let ident = &param.ident;
+        let ty = &param.ty;
+        match &param.kind {
+            ParamKind::Argument { wire_name, .. } => bindings.push(quote_spanned! {ty.span()=>
+                let #ident: #ty = <#ty as #p::FromTemplateVar>::from_template_var(
+                    &__mcp_variables, #wire_name, &__mcp_params.uri,
+                )?;
+            }),
+            ParamKind::Context => {
+                takes_context = true;
+                bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
+            }
+            ParamKind::Resolve(_) => {}
+        }
+    }
+    let round = takes_context.then(|| {
+        quote! {
+            let __mcp_context = __mcp_context.with_round(
+                __mcp_params.input_responses,
+                __mcp_params.request_state,
+            );
+        }
+    });
+    // Through the real type, so an alias of `Result<_, InputRequiredResult>` is caught too.
+    let static_guard = resource.is_static().then(|| {
+        quote_spanned! {ret.span()=>
+            const _: () = ::core::assert!(
+                !<#ret as #p::IntoResourceOutcome>::CAN_ASK,
+                "a static resource must not return InputRequiredResult: only resource \
+                 templates (URIs with {{variables}}) may ask the client",
+            );
+        }
+    });
+    let call_args = resource.params.iter().map(|param| &param.ident);
+    let into_outcome = quote_spanned!(ret.span()=>
+        <#ret as #p::IntoResourceOutcome>::into_resource_outcome(
+            __mcp_returned, &__mcp_params.uri, #mime_type,
+        )
+    );
+    let call_body = quote_spanned! {ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            #round
+            #(#bindings)*
+            let __mcp_returned = #ident(#(#call_args),*).await;
+            #into_outcome
+        })
+    };
+    quote! {
+        #item
+        #twin
+        const _: () = {
+            #static_guard
+
+            #[automatically_derived]
+            impl #p::ResourceDef for #ident {
+                fn entry() -> #p::ResourceEntry {
+                    let info = #p::ResourceInfo {
+                        uri: #uri,
+                        name: #name,
+                        title: #title,
+                        description: #description,
+                        mime_type: #mime_type,
+                    };
+                    // The macro checked the template against the same grammar.
+                    match #p::ResourceEntry::new(info, __mcp_call) {
+                        ::core::result::Result::Ok(entry) => entry,
+                        ::core::result::Result::Err(error) => ::core::panic!("{}", error),
+                    }
+                }
+            }
+
+            #[allow(unused_variables)]
+            fn __mcp_call(
+                __mcp_context: #p::RequestContext,
+                __mcp_params: #p::ReadResourceParams,
+                __mcp_variables: #p::TemplateVars,
+            ) -> #p::BoxFuture<
+                ::core::result::Result<#p::Outcome<#p::ReadResourceResult>, #p::McpError>,
+            > {
+                #call_body
+            }
+        };
+    }
+}
+
+pub fn fallback(resource: &ResourceFn) -> TokenStream {
+    let p = private();
+    let item = &resource.item;
+    if item.sig.receiver().is_some() {
+        return quote!(#item);
+    }
+    let ident = &item.sig.ident;
+    let twin = twin(resource);
+    quote! {
+        #item
+        #twin
+        impl #p::ResourceDef for #ident {
+            fn entry() -> #p::ResourceEntry {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn twin(resource: &ResourceFn) -> TokenStream {
+    let vis = &resource.item.vis;
+    let ident = &resource.item.sig.ident;
+    let doc = format!(
+        "The MCP resource `{}`; register it with `mcp::resources![{ident}]`.",
+        resource.uri.value()
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #ident {}
+    }
+}

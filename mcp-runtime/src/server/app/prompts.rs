@@ -1,0 +1,230 @@
+//! Prompts as the macros describe them: the listing, argument decoding, return conversions.
+
+use std::collections::BTreeMap;
+use std::fmt::Display;
+
+use crate::protocol::{
+    GetPromptParams, GetPromptResult, InputRequiredResult, McpError, Outcome, Prompt,
+    PromptArgument, PromptMessage,
+};
+use crate::server::{BoxFuture, RequestContext};
+
+/// What answers a `prompts/get` of one prompt.
+pub type PromptCall =
+    fn(RequestContext, GetPromptParams) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>>;
+
+/// One argument as `prompts/list` shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptArgumentInfo {
+    /// Its name.
+    pub name: &'static str,
+    /// Its doc comment.
+    pub description: Option<&'static str>,
+    /// Whether a client must send it.
+    pub required: bool,
+}
+
+/// The static description `#[mcp::prompt]` writes.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptInfo {
+    /// The name clients get it by.
+    pub name: &'static str,
+    /// A display name.
+    pub title: Option<&'static str>,
+    /// What it is for.
+    pub description: Option<&'static str>,
+    /// Its arguments.
+    pub arguments: &'static [PromptArgumentInfo],
+}
+
+/// One registered prompt.
+#[derive(Clone)]
+pub struct PromptEntry {
+    pub(crate) prompt: Prompt,
+    pub(crate) call: PromptCall,
+}
+
+impl PromptEntry {
+    /// Assembles an entry.
+    pub fn new(info: PromptInfo, call: PromptCall) -> Self {
+        let arguments = info
+            .arguments
+            .iter()
+            .map(|a| PromptArgument {
+                name: a.name.to_owned(),
+                title: None,
+                description: a.description.map(str::to_owned),
+                required: Some(a.required),
+            })
+            .collect::<Vec<_>>();
+        let prompt = Prompt {
+            name: info.name.to_owned(),
+            title: info.title.map(str::to_owned),
+            description: info.description.map(str::to_owned),
+            arguments: (!arguments.is_empty()).then_some(arguments),
+            ..Prompt::default()
+        };
+        Self { prompt, call }
+    }
+
+    /// How the prompt is listed.
+    pub fn prompt(&self) -> &Prompt {
+        &self.prompt
+    }
+}
+
+impl std::fmt::Debug for PromptEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptEntry")
+            .field("prompt", &self.prompt)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Implemented by `#[mcp::prompt]` for the function's hidden twin type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP prompt",
+    label = "not a prompt",
+    note = "annotate the function with `#[mcp::prompt]`"
+)]
+pub trait PromptDef {
+    /// The registration.
+    fn entry() -> PromptEntry;
+}
+
+/// A prompt parameter type: prompt arguments are strings, so `String` (required) or
+/// `Option<String>` (optional).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a prompt argument",
+    label = "prompt arguments are strings",
+    note = "use `String` for a required argument or `Option<String>` for an optional one"
+)]
+pub trait PromptArgumentType: Sized {
+    /// Whether a client must send it.
+    const REQUIRED: bool;
+    /// Takes it out of the request's arguments.
+    fn take(
+        arguments: &mut BTreeMap<String, String>,
+        prompt: &str,
+        name: &str,
+    ) -> Result<Self, McpError>;
+}
+
+impl PromptArgumentType for String {
+    const REQUIRED: bool = true;
+
+    fn take(
+        arguments: &mut BTreeMap<String, String>,
+        prompt: &str,
+        name: &str,
+    ) -> Result<Self, McpError> {
+        arguments.remove(name).ok_or_else(|| {
+            McpError::invalid_params(format!(
+                "Missing required argument `{name}` for prompt `{prompt}`"
+            ))
+        })
+    }
+}
+
+impl PromptArgumentType for Option<String> {
+    const REQUIRED: bool = false;
+
+    fn take(
+        arguments: &mut BTreeMap<String, String>,
+        _prompt: &str,
+        name: &str,
+    ) -> Result<Self, McpError> {
+        Ok(arguments.remove(name))
+    }
+}
+
+/// A value a `#[mcp::prompt]` function can return: messages (`Vec<PromptMessage>`, one
+/// `PromptMessage`, or text as one user message), a [`GetPromptResult`], or a `Result` of these
+/// whose error is `Display` (a `-32603` naming the prompt) or `InputRequiredResult`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP prompt",
+    label = "this return type is not a prompt result",
+    note = "return `Vec<PromptMessage>`, `PromptMessage`, text, `GetPromptResult`, or a `Result` \
+            of these whose error is `Display` or `InputRequiredResult`"
+)]
+pub trait IntoPromptOutcome {
+    /// Whether this type can carry an `InputRequiredResult`.
+    const CAN_ASK: bool = false;
+
+    /// The answer.
+    fn into_prompt_outcome(self, prompt: &str) -> Result<Outcome<GetPromptResult>, McpError>;
+}
+
+impl IntoPromptOutcome for GetPromptResult {
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoPromptOutcome for Vec<PromptMessage> {
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(self)))
+    }
+}
+
+impl IntoPromptOutcome for PromptMessage {
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(vec![self])))
+    }
+}
+
+impl IntoPromptOutcome for String {
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(vec![
+            PromptMessage::user(self),
+        ])))
+    }
+}
+
+impl IntoPromptOutcome for &'static str {
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::Complete(GetPromptResult::new(vec![
+            PromptMessage::user(self),
+        ])))
+    }
+}
+
+impl IntoPromptOutcome for InputRequiredResult {
+    const CAN_ASK: bool = true;
+
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
+    }
+}
+
+impl IntoPromptOutcome for Outcome<GetPromptResult> {
+    const CAN_ASK: bool = true;
+
+    fn into_prompt_outcome(self, _: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptOutcome, E: Display> IntoPromptOutcome for Result<T, E> {
+    const CAN_ASK: bool = T::CAN_ASK;
+
+    fn into_prompt_outcome(self, prompt: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        match self {
+            Ok(value) => value.into_prompt_outcome(prompt),
+            Err(error) => Err(McpError::internal(format!(
+                "Error rendering prompt `{prompt}`: {error}"
+            ))),
+        }
+    }
+}
+
+impl<T: IntoPromptOutcome> IntoPromptOutcome for Result<T, InputRequiredResult> {
+    const CAN_ASK: bool = true;
+
+    fn into_prompt_outcome(self, prompt: &str) -> Result<Outcome<GetPromptResult>, McpError> {
+        match self {
+            Ok(value) => value.into_prompt_outcome(prompt),
+            Err(ask) => Ok(Outcome::InputRequired(ask)),
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Resources as the macros describe them: static URIs and URI templates, the listing, and
+//! return conversions.
+
+use std::fmt::Display;
+use std::str::FromStr;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+
+use crate::protocol::{
+    BlobResourceContents, InputRequiredResult, McpError, Outcome, ReadResourceParams,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
+};
+use crate::server::{BoxFuture, RequestContext};
+
+use super::uri_template::{TemplateError, UriTemplate};
+
+/// A template's variables as matched in the requested URI.
+pub type TemplateVars = Vec<(String, String)>;
+
+/// What answers a `resources/read` of one resource (or template).
+pub type ResourceCall = fn(
+    RequestContext,
+    ReadResourceParams,
+    TemplateVars,
+) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>>;
+
+/// The static description `#[mcp::resource]` writes.
+#[derive(Debug, Clone, Copy)]
+pub struct ResourceInfo {
+    /// The URI, or the RFC 6570 template.
+    pub uri: &'static str,
+    /// A programmatic name.
+    pub name: &'static str,
+    /// A display name.
+    pub title: Option<&'static str>,
+    /// What it holds.
+    pub description: Option<&'static str>,
+    /// The MIME type of its contents.
+    pub mime_type: Option<&'static str>,
+}
+
+/// One registered resource or resource template.
+#[derive(Clone)]
+pub struct ResourceEntry {
+    pub(crate) listing: Listing,
+    pub(crate) template: UriTemplate,
+    pub(crate) call: ResourceCall,
+}
+
+/// Where a resource is listed.
+#[derive(Debug, Clone)]
+pub(crate) enum Listing {
+    Static(Resource),
+    Template(ResourceTemplate),
+}
+
+impl ResourceEntry {
+    /// Assembles an entry; fails on a template the matcher cannot use (the macro has already
+    /// checked it, so this only guards hand-written entries).
+    pub fn new(info: ResourceInfo, call: ResourceCall) -> Result<Self, TemplateError> {
+        let template = UriTemplate::parse(info.uri)?;
+        let listing = if template.is_static() {
+            Listing::Static(Resource {
+                title: info.title.map(str::to_owned),
+                description: info.description.map(str::to_owned),
+                mime_type: info.mime_type.map(str::to_owned),
+                ..Resource::new(info.uri, info.name)
+            })
+        } else {
+            Listing::Template(ResourceTemplate {
+                uri_template: info.uri.to_owned(),
+                name: info.name.to_owned(),
+                title: info.title.map(str::to_owned),
+                description: info.description.map(str::to_owned),
+                mime_type: info.mime_type.map(str::to_owned),
+                ..ResourceTemplate::default()
+            })
+        };
+        Ok(Self {
+            listing,
+            template,
+            call,
+        })
+    }
+
+    /// The URI or template it is registered under.
+    pub fn uri(&self) -> &str {
+        match &self.listing {
+            Listing::Static(r) => &r.uri,
+            Listing::Template(t) => &t.uri_template,
+        }
+    }
+}
+
+impl std::fmt::Debug for ResourceEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceEntry")
+            .field("listing", &self.listing)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Implemented by `#[mcp::resource]` for the function's hidden twin type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an MCP resource",
+    label = "not a resource",
+    note = "annotate the function with `#[mcp::resource(\"uri\")]`"
+)]
+pub trait ResourceDef {
+    /// The registration.
+    fn entry() -> ResourceEntry;
+}
+
+/// A type a URI template variable parses into: any `FromStr` whose error is `Display` (`String`,
+/// integers, …). A value that does not parse is `-32602` naming the variable.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be parsed from a URI template variable",
+    label = "template variables are parsed with `FromStr`",
+    note = "use `String`, a number, or a type implementing `FromStr` with a `Display` error"
+)]
+pub trait FromTemplateVar: Sized {
+    /// Parses variable `name` of `uri` from the matched `vars`.
+    fn from_template_var(vars: &TemplateVars, name: &str, uri: &str) -> Result<Self, McpError>;
+}
+
+impl<T> FromTemplateVar for T
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    fn from_template_var(vars: &TemplateVars, name: &str, uri: &str) -> Result<Self, McpError> {
+        let raw = vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+            .ok_or_else(|| McpError::internal(format!("template variable `{name}` missing")))?;
+        raw.parse().map_err(|e| {
+            McpError::invalid_params(format!(
+                "Invalid value for `{name}` in resource URI {uri}: {e}"
+            ))
+        })
+    }
+}
+
+/// A value a `#[mcp::resource]` function can return: text (`String`, `&'static str`), bytes
+/// (`Vec<u8>`, sent as a base64 blob), [`ResourceContents`], a list of them, a
+/// [`ReadResourceResult`], or a `Result` of these whose error is `Display` (`-32603` naming the
+/// URI) or `InputRequiredResult` (templates only).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP resource",
+    label = "this return type is not resource contents",
+    note = "return text, `Vec<u8>`, `ResourceContents`, `ReadResourceResult`, or a `Result` of \
+            these whose error is `Display` or `InputRequiredResult`"
+)]
+pub trait IntoResourceOutcome {
+    /// Whether this type can carry an `InputRequiredResult`.
+    const CAN_ASK: bool = false;
+
+    /// The answer for a read of `uri`.
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError>;
+}
+
+fn complete(contents: Vec<ResourceContents>) -> Result<Outcome<ReadResourceResult>, McpError> {
+    Ok(Outcome::Complete(ReadResourceResult::new(contents)))
+}
+
+impl IntoResourceOutcome for String {
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        complete(vec![ResourceContents::Text(TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            text: self,
+            meta: None,
+        })])
+    }
+}
+
+impl IntoResourceOutcome for &'static str {
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        self.to_owned().into_resource_outcome(uri, mime_type)
+    }
+}
+
+impl IntoResourceOutcome for Vec<u8> {
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        complete(vec![ResourceContents::Blob(BlobResourceContents {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            blob: STANDARD.encode(self),
+            meta: None,
+        })])
+    }
+}
+
+impl IntoResourceOutcome for ResourceContents {
+    fn into_resource_outcome(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        complete(vec![self])
+    }
+}
+
+impl IntoResourceOutcome for Vec<ResourceContents> {
+    fn into_resource_outcome(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        complete(self)
+    }
+}
+
+impl IntoResourceOutcome for ReadResourceResult {
+    fn into_resource_outcome(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::Complete(self))
+    }
+}
+
+impl IntoResourceOutcome for Outcome<ReadResourceResult> {
+    const CAN_ASK: bool = true;
+
+    fn into_resource_outcome(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(self)
+    }
+}
+
+impl IntoResourceOutcome for InputRequiredResult {
+    const CAN_ASK: bool = true;
+
+    fn into_resource_outcome(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
+    }
+}
+
+impl<T: IntoResourceOutcome, E: Display> IntoResourceOutcome for Result<T, E> {
+    const CAN_ASK: bool = T::CAN_ASK;
+
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        match self {
+            Ok(value) => value.into_resource_outcome(uri, mime_type),
+            Err(error) => Err(
+                McpError::internal(format!("Error reading resource {uri}: {error}"))
+                    .with_data(serde_json::json!({ "uri": uri })),
+            ),
+        }
+    }
+}
+
+impl<T: IntoResourceOutcome> IntoResourceOutcome for Result<T, InputRequiredResult> {
+    const CAN_ASK: bool = true;
+
+    fn into_resource_outcome(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<Outcome<ReadResourceResult>, McpError> {
+        match self {
+            Ok(value) => value.into_resource_outcome(uri, mime_type),
+            Err(ask) => Ok(Outcome::InputRequired(ask)),
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `#[mcp::prompt]` and `#[mcp::resource]` served by `McpServer`: listings (snapshot),
+//! argument and variable binding, errors, the manual ask form on templates.
+
+use mcp::client::Client;
+use mcp::protocol::{Implementation, InputRequiredResult};
+use mcp::{Context, GetPromptResult, McpServer, Outcome, PromptMessage, ReadResourceResult};
+use serde_json::{Value, json};
+
+/// A briefing for the on-call engineer.
+#[mcp::prompt(title = "Briefing")]
+async fn briefing(
+    /// The service concerned.
+    service: String,
+    /// Extra context.
+    notes: Option<String>,
+) -> Vec<PromptMessage> {
+    vec![PromptMessage::user(format!(
+        "Brief me on {service}.{}",
+        notes.map(|n| format!(" {n}")).unwrap_or_default()
+    ))]
+}
+
+/// Always fails.
+#[mcp::prompt]
+async fn broken() -> Result<String, String> {
+    Err("the template store is down".into())
+}
+
+/// Asks which audience first.
+#[mcp::prompt]
+async fn tailored(ctx: Context) -> Result<String, InputRequiredResult> {
+    match ctx.request_state() {
+        Some(state) => Ok(format!("for {state}")),
+        None => Err(InputRequiredResult::new().with_state("engineers")),
+    }
+}
+
+/// The schema of one table.
+#[mcp::resource("db://{table}/schema", mime_type = "application/sql")]
+async fn table_schema(table: String) -> Result<String, String> {
+    match table.as_str() {
+        "orders" => Ok("CREATE TABLE orders (id INT);".into()),
+        other => Err(format!("no table named {other}")),
+    }
+}
+
+/// One page of a log.
+#[mcp::resource("logs://{service}/page/{page}", name = "log-page")]
+async fn log_page(service: String, page: u32) -> String {
+    format!("{service} page {page}")
+}
+
+/// The service's README.
+#[mcp::resource("docs://readme", mime_type = "text/markdown", title = "README")]
+async fn readme() -> &'static str {
+    "# Service"
+}
+
+/// Raw bytes.
+#[mcp::resource("bin://blob")]
+async fn blob() -> Vec<u8> {
+    vec![0, 1, 2, 255]
+}
+
+/// Confirms before revealing.
+#[mcp::resource("deploy://{env}/confirm")]
+async fn confirm(env: String, ctx: Context) -> Result<String, InputRequiredResult> {
+    match ctx.request_state() {
+        Some(_) => Ok(format!("confirmed {env}")),
+        None => Err(InputRequiredResult::new().with_state("asked")),
+    }
+}
+
+fn client() -> Client {
+    let server = McpServer::new("prompts-resources")
+        .version("1.0.0")
+        .prompts(mcp::prompts![briefing, broken, tailored])
+        .resources(mcp::resources![
+            table_schema,
+            log_page,
+            readme,
+            blob,
+            confirm
+        ]);
+    let duplex = server.serve_in_memory().expect("valid server");
+    Client::connect(duplex, Implementation::new("test", "1.0.0"))
+}
+
+async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, String> {
+    client
+        .request::<Value>(method, params)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+#[tokio::test]
+async fn listings_match_the_committed_snapshot() {
+    let client = client();
+    let mut listings = serde_json::Map::new();
+    for method in ["prompts/list", "resources/list", "resources/templates/list"] {
+        let mut listed = raw(&client, method, json!({})).await.expect("listing");
+        if let Value::Object(map) = &mut listed {
+            map.remove("_meta");
+        }
+        listings.insert(method.to_owned(), listed);
+    }
+    let actual = serde_json::to_string_pretty(&listings).expect("json") + "\n";
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/snapshots/macro_prompts_resources.json"
+    );
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(path, &actual).expect("write snapshot");
+    }
+    let expected = std::fs::read_to_string(path).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
+    assert_eq!(
+        actual, expected,
+        "listings changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
+    );
+}
+
+#[tokio::test]
+async fn prompts_bind_arguments_and_report_errors() {
+    let client = client();
+    let Outcome::Complete(GetPromptResult { messages, .. }) = client
+        .get_prompt_once(
+            "briefing",
+            Some(json!({"service": "db", "notes": "urgent"})),
+            None,
+            None,
+        )
+        .await
+        .expect("prompt")
+    else {
+        panic!("complete");
+    };
+    assert_eq!(
+        messages[0].content.as_text(),
+        Some("Brief me on db. urgent")
+    );
+    let missing = client
+        .get_prompt_once("briefing", Some(json!({})), None, None)
+        .await
+        .expect_err("missing argument");
+    assert!(
+        missing
+            .to_string()
+            .contains("Missing required argument `service` for prompt `briefing`"),
+        "{missing}"
+    );
+    let failed = client
+        .get_prompt_once("broken", None, None, None)
+        .await
+        .expect_err("fails");
+    assert!(
+        failed
+            .to_string()
+            .contains("Error rendering prompt `broken`: the template store is down"),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_asks_by_hand_and_resumes_with_sealed_state() {
+    let client = client();
+    let Outcome::InputRequired(ask) = client
+        .get_prompt_once("tailored", None, None, None)
+        .await
+        .expect("first round")
+    else {
+        panic!("asks");
+    };
+    let token = ask.request_state.expect("state");
+    assert!(token.starts_with("v1."), "{token}");
+    let Outcome::Complete(done) = client
+        .get_prompt_once("tailored", None, None, Some(token))
+        .await
+        .expect("second round")
+    else {
+        panic!("complete");
+    };
+    assert_eq!(done.messages[0].content.as_text(), Some("for engineers"));
+}
+
+fn contents(result: &ReadResourceResult) -> Value {
+    serde_json::to_value(&result.contents).expect("json")
+}
+
+#[tokio::test]
+async fn resources_match_uris_and_templates() {
+    let client = client();
+    let read = |uri: &'static str| {
+        let client = &client;
+        async move {
+            match client.read_resource_once(uri, None, None).await {
+                Ok(Outcome::Complete(result)) => Ok(contents(&result)),
+                Ok(Outcome::InputRequired(_)) => Err("asked".to_owned()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    };
+    assert_eq!(
+        read("db://orders/schema").await,
+        Ok(
+            json!([{"uri": "db://orders/schema", "mimeType": "application/sql",
+                   "text": "CREATE TABLE orders (id INT);"}])
+        )
+    );
+    assert_eq!(
+        read("logs://api%20v2/page/3").await,
+        Ok(json!([{"uri": "logs://api%20v2/page/3", "text": "api v2 page 3"}]))
+    );
+    assert_eq!(
+        read("docs://readme").await,
+        Ok(json!([{"uri": "docs://readme", "mimeType": "text/markdown", "text": "# Service"}]))
+    );
+    assert_eq!(
+        read("bin://blob").await,
+        Ok(json!([{"uri": "bin://blob", "blob": "AAEC/w=="}]))
+    );
+    let bad_page = read("logs://api/page/three")
+        .await
+        .expect_err("not a number");
+    assert!(bad_page.contains("Invalid value for `page`"), "{bad_page}");
+    let failed = read("db://users/schema").await.expect_err("no table");
+    assert!(
+        failed.contains("Error reading resource db://users/schema"),
+        "{failed}"
+    );
+    let unknown = read("nope://x").await.expect_err("unknown");
+    assert!(unknown.contains("Resource not found"), "{unknown}");
+}
+
+#[tokio::test]
+async fn a_template_asks_by_hand_and_its_state_is_bound_to_the_uri() {
+    let client = client();
+    let Outcome::InputRequired(ask) = client
+        .read_resource_once("deploy://prod/confirm", None, None)
+        .await
+        .expect("first round")
+    else {
+        panic!("asks");
+    };
+    let token = ask.request_state.expect("state");
+    let elsewhere = client
+        .read_resource_once("deploy://dev/confirm", None, Some(token.clone()))
+        .await
+        .expect_err("another URI");
+    assert!(
+        elsewhere
+            .to_string()
+            .contains("Invalid or expired requestState"),
+        "{elsewhere}"
+    );
+    let Outcome::Complete(done) = client
+        .read_resource_once("deploy://prod/confirm", None, Some(token))
+        .await
+        .expect("second round")
+    else {
+        panic!("complete");
+    };
+    assert_eq!(contents(&done)[0]["text"], "confirmed prod");
+}

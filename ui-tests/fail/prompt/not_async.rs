@@ -1,0 +1,6 @@
+#[mcp::prompt]
+fn greet(name: String) -> String {
+    name
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::prompt(mime_type = "text/plain")]
+async fn greet(name: String) -> String {
+    name
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::resource("docs://readme")]
+async fn readme() -> bool {
+    true
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[mcp::resource(name = "readme")]
+async fn readme() -> String {
+    String::new()
+}
+
+fn main() {}

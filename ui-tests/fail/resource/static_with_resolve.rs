@@ -1,0 +1,9 @@
+struct ListRoots;
+
+#[mcp::resource("docs://readme")]
+async fn readme(roots: ListRoots) -> String {
+    let _ = roots;
+    String::new()
+}
+
+fn main() {}
