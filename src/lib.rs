@@ -198,3 +198,57 @@ macro_rules! resources {
         [$(<$resource as $crate::__private::ResourceDef>::entry()),*]
     };
 }
+
+/// A form question (on a struct) or a choice (on a fieldless enum), for asking the user.
+///
+/// On a struct with named fields: the struct is a form, its doc comment (or
+/// `#[elicitation(message = "…")]`) the question, each field one entry of the form. Fields may be
+/// `String`, integers, floats, `bool`, a fieldless enum deriving `Elicitation` (a single
+/// choice), a `Vec` of such an enum (several choices), or an `Option` of any of these (not
+/// required). Field doc comments become descriptions; `#[elicitation(title = "…",
+/// default = literal, format = "email" | "uri" | "date" | "date-time")]` adds the rest. Names
+/// follow `#[serde(rename…)]`, so the schema names what serde reads back. Anything else (a
+/// nested struct, a map, a tuple, a `Vec<String>`) is a compile error at the field's type:
+/// clients render forms flat.
+///
+/// On a fieldless enum: the variants are the choices (their serde names), labelled by their doc
+/// comments or `#[elicitation(title = "…")]`.
+///
+/// ```
+/// use mcp::Elicitation;
+///
+/// #[derive(serde::Deserialize, mcp::Elicitation)]
+/// enum Region {
+///     /// Ireland
+///     #[serde(rename = "eu-west-1")]
+///     EuWest1,
+///     /// Virginia
+///     #[serde(rename = "us-east-1")]
+///     UsEast1,
+/// }
+///
+/// /// Where should the database live?
+/// #[derive(serde::Deserialize, mcp::Elicitation)]
+/// struct Placement {
+///     region: Region,
+///     /// Extra replicas.
+///     #[elicitation(default = 0)]
+///     replicas: u8,
+///     contact: Option<String>,
+/// }
+///
+/// let schema = Placement::requested_schema();
+/// assert_eq!(Placement::MESSAGE, "Where should the database live?");
+/// assert_eq!(schema["properties"]["region"]["oneOf"][0]["const"], "eu-west-1");
+/// assert_eq!(schema["required"], serde_json::json!(["region"]));
+/// ```
+///
+/// # What this expands to
+///
+/// For a struct, an implementation of [`Elicitation`](trait@Elicitation) whose
+/// `requested_schema()` assembles the form from each field type's `ElicitationField`
+/// implementation (so the flatness rule is checked by the compiler, through type aliases too).
+/// For an enum, `ElicitationEnum` (the choices) and `ElicitationField` (so it can be a field).
+pub use mcp_macros::Elicitation;
+
+pub use mcp_runtime::resolve::Elicitation;

@@ -7,6 +7,7 @@
 //! runtime only through `::mcp::__private`.
 
 mod common;
+mod elicitation;
 mod prompt;
 mod resource;
 mod tool;
@@ -30,4 +31,11 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     resource::expand(attr.into(), item.into()).into()
+}
+
+/// Derives a form question (struct) or a choice (fieldless enum). Documented on
+/// `mcp::Elicitation`.
+#[proc_macro_derive(Elicitation, attributes(elicitation))]
+pub fn derive_elicitation(input: TokenStream) -> TokenStream {
+    elicitation::expand(input.into()).into()
 }

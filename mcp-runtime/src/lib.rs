@@ -3,6 +3,7 @@
 //! Modules, one concern each:
 //! - [`protocol`]: JSON-RPC 2.0 and the MCP types of 2026-07-28 and 2025-11-25.
 //! - [`server`]: the low-level [`Server`](server::Server), dispatch, the generation gate.
+//! - [`resolve`]: what functions ask the client for (form questions from Rust types).
 //! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
 //! - [`transport`]: stdio and in-memory transports.
 //! - [`client`]: a client that speaks both generations.
@@ -12,6 +13,7 @@
 pub mod auth;
 pub mod client;
 pub mod protocol;
+pub mod resolve;
 pub mod server;
 pub mod state;
 pub mod transport;

@@ -30,3 +30,7 @@ pub use crate::server::app::{
     PromptArgumentType, PromptDef, PromptEntry, PromptInfo, ResourceDef, ResourceEntry,
     ResourceInfo, TemplateVars,
 };
+
+pub use crate::resolve::{
+    Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
+};

@@ -1,0 +1,8 @@
+/// Contact?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Contact {
+    #[elicitation(format = "phone")]
+    phone: String,
+}
+
+fn main() {}

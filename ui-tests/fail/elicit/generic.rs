@@ -1,0 +1,7 @@
+/// Value?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Wrapper<T> {
+    value: T,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Confirm {
+    ok: bool,
+}
+
+fn main() {}

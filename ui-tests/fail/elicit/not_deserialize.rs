@@ -1,0 +1,7 @@
+/// Confirm?
+#[derive(mcp::Elicitation)]
+struct Confirm {
+    ok: bool,
+}
+
+fn main() {}

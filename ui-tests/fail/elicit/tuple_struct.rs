@@ -1,0 +1,5 @@
+/// Which region?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Region(String);
+
+fn main() {}

@@ -1,0 +1,9 @@
+/// Confirm?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+#[elicitation(question = "Sure?")]
+struct Confirm {
+    #[elicitation(placeholder = "yes")]
+    ok: bool,
+}
+
+fn main() {}
