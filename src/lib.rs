@@ -3,10 +3,12 @@
 
 pub use mcp_runtime::*;
 
+pub use mcp_runtime::protocol::CreateMessageParams;
 pub use mcp_runtime::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, Outcome, PromptMessage,
     ReadResourceResult, ResourceContents,
 };
+pub use mcp_runtime::resolve::{Elicit, Elicited, ListRoots, Sample};
 pub use mcp_runtime::server::app::Json;
 pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context};
 

@@ -5,5 +5,6 @@ pub mod docs;
 pub mod errors;
 pub mod params;
 pub mod paths;
+pub mod resolve;
 pub mod signature;
 pub mod types;

@@ -27,7 +27,13 @@ pub enum ParamKind {
     /// The request context.
     Context,
     /// Asked of the client by the runtime.
-    Resolve(ResolveKind),
+    Resolve {
+        kind: ResolveKind,
+        /// `#[mcp(ask = …)]`: the question's message (a form) or request (sampling).
+        ask: Option<Box<Expr>>,
+        /// The input key it is asked under (the parameter's name, or `#[mcp(key = "…")]`).
+        key: String,
+    },
 }
 
 /// `#[mcp(default)]` or `#[mcp(default = expr)]`.
@@ -62,6 +68,8 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
         .collect();
     let mut default = None;
     let mut rename = None;
+    let mut ask = None;
+    let mut key = None;
     for attr in typed.attrs.iter().filter(|a| a.path().is_ident("mcp")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("default") && keys.contains(&"default") {
@@ -72,6 +80,10 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
                 });
             } else if meta.path.is_ident("rename") && keys.contains(&"rename") {
                 rename = Some(string(&meta)?.value());
+            } else if meta.path.is_ident("ask") && keys.contains(&"ask") {
+                ask = Some(Box::new(meta.value()?.parse::<Expr>()?));
+            } else if meta.path.is_ident("key") && keys.contains(&"key") {
+                key = Some(string(&meta)?);
             } else {
                 return Err(unknown_key(&meta, keys));
             }
@@ -91,8 +103,46 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
         }
         ParamKind::Context
     } else if let Some(kind) = resolve_kind(&ty) {
-        ParamKind::Resolve(kind)
+        if let Some(ArgDefault::Trait | ArgDefault::Expr(_)) = default {
+            errors.at(
+                &ty,
+                "a Resolve parameter is asked of the client; it has no default",
+            );
+        }
+        if rename.is_some() {
+            errors.at(
+                &ty,
+                "a Resolve parameter is not an argument: name its input key with `key = \"…\"`",
+            );
+        }
+        if kind == ResolveKind::Sample && ask.is_none() {
+            errors.at(
+                &ty,
+                "a `Sample` parameter needs the request to send: \
+                 `#[mcp(ask = CreateMessageParams::prompt(…, max_tokens))]`",
+            );
+        }
+        if kind == ResolveKind::ListRoots && ask.is_some() {
+            errors.at(&ty, "`ListRoots` asks nothing to configure; remove `ask`");
+        }
+        let key = key.map(|k| k.value()).unwrap_or_else(|| {
+            let text = ident.to_string();
+            text.strip_prefix("r#").unwrap_or(&text).to_owned()
+        });
+        ParamKind::Resolve { kind, ask, key }
     } else {
+        if let Some(ask) = &ask {
+            errors.at(
+                ask,
+                "`ask` belongs on a Resolve parameter (`Elicit<T>`, `Elicited<T>`, `Sample`)",
+            );
+        }
+        if let Some(key) = &key {
+            errors.at(
+                key,
+                "`key` belongs on a Resolve parameter; rename an argument with `rename`",
+            );
+        }
         let ident_text = ident.to_string();
         let wire_name = rename.unwrap_or_else(|| {
             ident_text

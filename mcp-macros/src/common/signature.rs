@@ -64,7 +64,7 @@ pub fn check_signature(sig: &Signature, params: &[Param], what: &str, errors: &m
 pub fn check_resolve(params: &[Param], ret: &Type, errors: &mut Errors) {
     let resolve: Vec<_> = params
         .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Resolve(_)))
+        .filter(|p| matches!(p.kind, ParamKind::Resolve { .. }))
         .collect();
     let Some(first) = resolve.first() else {
         return;
@@ -82,17 +82,5 @@ pub fn check_resolve(params: &[Param], ret: &Type, errors: &mut Errors) {
             first.ty.span(),
             "the Resolve parameter is here",
         ));
-        return;
-    }
-    for param in resolve {
-        if let ParamKind::Resolve(kind) = param.kind {
-            errors.push(syn::Error::new(
-                param.ty.span(),
-                format!(
-                    "Resolve parameters (here `{kind:?}`) are not available in this version of \
-                     mcp yet; ask by hand with `Result<_, InputRequiredResult>`"
-                ),
-            ));
-        }
     }
 }

@@ -11,8 +11,10 @@ use syn::{GenericArgument, PathArguments, Type};
 /// A parameter the runtime resolves by asking the client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ResolveKind {
-    /// `Elicit<T>`: a form question.
+    /// `Elicit<T>`: a form question the user must accept.
     Elicit,
+    /// `Elicited<T>`: a form question whose decline the function handles.
+    Elicited,
     /// `Sample`: the client's LLM.
     Sample,
     /// `ListRoots`: the client's roots.
@@ -35,11 +37,12 @@ pub fn is_context(ty: &Type) -> bool {
     })
 }
 
-/// `Elicit<T>`, `Sample` or `ListRoots`.
+/// `Elicit<T>`, `Elicited<T>`, `Sample` or `ListRoots`.
 pub fn resolve_kind(ty: &Type) -> Option<ResolveKind> {
     let segment = last_segment(ty)?;
     match (&segment.ident, &segment.arguments) {
         (i, PathArguments::AngleBracketed(_)) if i == "Elicit" => Some(ResolveKind::Elicit),
+        (i, PathArguments::AngleBracketed(_)) if i == "Elicited" => Some(ResolveKind::Elicited),
         (i, PathArguments::None) if i == "Sample" => Some(ResolveKind::Sample),
         (i, PathArguments::None) if i == "ListRoots" => Some(ResolveKind::ListRoots),
         _ => None,

@@ -8,10 +8,11 @@ use syn::spanned::Spanned;
 use crate::common::docs::Docs;
 use crate::common::params::ParamKind;
 use crate::common::paths::private;
+use crate::common::resolve::{Plan, resolution};
 
 use super::model::PromptFn;
 
-pub fn generate(prompt: &PromptFn) -> TokenStream {
+pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &prompt.item;
     let ident = &item.sig.ident;
@@ -51,10 +52,28 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
                 takes_context = true;
                 bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
             }
-            ParamKind::Resolve(_) => {}
+            ParamKind::Resolve { .. } => {}
         }
     }
-    let round = takes_context.then(|| {
+    let asks = !plan.steps.is_empty();
+    let resolution = asks.then(|| {
+        let subject = format!("prompt `{}`", prompt.name.0);
+        let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
+        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
+            __mcp_rounds.finish()
+        )));
+        resolution(&prompt.params, plan, &subject, &halt, &ask)
+    });
+    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
+    let ask_guard = asks.then(|| {
+        quote_spanned! {ret.span()=>
+            const _: () = ::core::assert!(
+                !<#ret as #p::IntoPromptOutcome>::CAN_ASK,
+                "a function whose Resolve parameters ask the client must not also return InputRequiredResult: the runtime asks for the parameters; remove the InputRequiredResult from the return type",
+            );
+        }
+    });
+    let round = (takes_context || asks).then(|| {
         quote! {
             let __mcp_context = __mcp_context.with_round(
                 __mcp_params.input_responses,
@@ -72,6 +91,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             #[allow(unused_mut, unused_variables)]
             let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
             #(#bindings)*
+            #resolution
             let __mcp_returned = #ident(#(#call_args),*).await;
             #into_outcome
         })
@@ -80,6 +100,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         #item
         #twin
         const _: () = {
+            #ask_guard
             const __MCP_ARGUMENTS: &[#p::PromptArgumentInfo] = &[#(#arguments),*];
 
             #[automatically_derived]

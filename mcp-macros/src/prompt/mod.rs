@@ -29,8 +29,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
             "a prompt name cannot be empty",
         ));
     }
+    let plan = crate::common::resolve::plan(&prompt.params, &mut errors);
     if errors.is_empty() {
-        generate::generate(&prompt)
+        generate::generate(&prompt, &plan)
     } else {
         let compile_errors = errors.to_compile_errors();
         let fallback = generate::fallback(&prompt);

@@ -12,7 +12,7 @@ use crate::common::params::parse_param;
 use super::model::PromptFn;
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
-const PARAM_KEYS: &[&str] = &["rename"];
+const PARAM_KEYS: &[&str] = &["rename", "ask", "key"];
 
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> PromptFn {
     let mut name = (item.sig.ident.to_string(), item.sig.ident.span());

@@ -29,7 +29,7 @@ fn check_static(resource: &ResourceFn, errors: &mut Errors) {
                 "a static resource cannot take the request context: `{uri}` names no request \
                  to read it for; use a template (`…/{{name}}`) if it depends on the request"
             ),
-            ParamKind::Resolve(_) => format!(
+            ParamKind::Resolve { .. } => format!(
                 "a static resource cannot ask the client: only resource templates may \
                  (`{uri}` has no `{{variables}}`)"
             ),

@@ -7,10 +7,11 @@ use syn::spanned::Spanned;
 
 use crate::common::params::ParamKind;
 use crate::common::paths::private;
+use crate::common::resolve::{Plan, resolution};
 
 use super::model::ResourceFn;
 
-pub fn generate(resource: &ResourceFn) -> TokenStream {
+pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &resource.item;
     let ident = &item.sig.ident;
@@ -40,10 +41,28 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
                 takes_context = true;
                 bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
             }
-            ParamKind::Resolve(_) => {}
+            ParamKind::Resolve { .. } => {}
         }
     }
-    let round = takes_context.then(|| {
+    let asks = !plan.steps.is_empty();
+    let resolution = asks.then(|| {
+        let subject = format!("resource {}", resource.uri.value());
+        let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
+        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
+            __mcp_rounds.finish()
+        )));
+        resolution(&resource.params, plan, &subject, &halt, &ask)
+    });
+    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
+    let ask_guard = asks.then(|| {
+        quote_spanned! {ret.span()=>
+            const _: () = ::core::assert!(
+                !<#ret as #p::IntoResourceOutcome>::CAN_ASK,
+                "a function whose Resolve parameters ask the client must not also return InputRequiredResult: the runtime asks for the parameters; remove the InputRequiredResult from the return type",
+            );
+        }
+    });
+    let round = (takes_context || asks).then(|| {
         quote! {
             let __mcp_context = __mcp_context.with_round(
                 __mcp_params.input_responses,
@@ -71,6 +90,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         ::std::boxed::Box::pin(async move {
             #round
             #(#bindings)*
+            #resolution
             let __mcp_returned = #ident(#(#call_args),*).await;
             #into_outcome
         })
@@ -79,6 +99,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         #item
         #twin
         const _: () = {
+            #ask_guard
             #static_guard
 
             #[automatically_derived]

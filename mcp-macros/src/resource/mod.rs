@@ -26,8 +26,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#compile_errors #item);
     };
     check::check(&resource, &mut errors);
+    let plan = crate::common::resolve::plan(&resource.params, &mut errors);
     if errors.is_empty() {
-        generate::generate(&resource)
+        generate::generate(&resource, &plan)
     } else {
         let compile_errors = errors.to_compile_errors();
         let fallback = generate::fallback(&resource);

@@ -13,6 +13,7 @@ use super::model::ResourceFn;
 use super::template;
 
 const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type"];
+const PARAM_KEYS: &[&str] = &["ask", "key"];
 
 /// `None` when the attribute does not even start with the URI.
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> Option<ResourceFn> {
@@ -68,7 +69,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> O
         .sig
         .inputs
         .iter_mut()
-        .filter_map(|input| parse_param(input, &[], errors))
+        .filter_map(|input| parse_param(input, PARAM_KEYS, errors))
         .collect();
     let ret = match &item.sig.output {
         ReturnType::Default => syn::parse_quote!(()),

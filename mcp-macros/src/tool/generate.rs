@@ -8,11 +8,12 @@ use syn::spanned::Spanned;
 use crate::common::paths::{SCHEMARS_CRATE, private};
 
 use crate::common::params::{ArgDefault, ParamKind};
+use crate::common::resolve::{Plan, resolution};
 
 use super::model::ToolFn;
 
 /// Everything, for a tool without errors.
-pub fn generate(tool: &ToolFn) -> TokenStream {
+pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &tool.item;
     let twin = twin(tool);
@@ -20,7 +21,6 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
     let ret = &tool.ret;
     let info = info(tool);
     let (schema_fields, default_fns) = schema_fields(tool);
-    let bindings = bindings(tool);
     let call_args = tool.params.iter().map(|param| &param.ident);
     let output_schema = quote_spanned!(ret.span()=>
         <#ret as #p::IntoToolOutcome>::output_schema
@@ -28,12 +28,34 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoToolOutcome>::into_tool_outcome(__mcp_returned)
     );
-    // Only a function that takes the context can read the round's answers and state.
+    // Only a function that takes the context or asks the client reads the round's answers.
+    let asks = !plan.steps.is_empty();
     let takes_context = tool
         .params
         .iter()
         .any(|param| matches!(param.kind, ParamKind::Context));
-    let round = takes_context.then(|| {
+    let resolution = asks.then(|| {
+        let subject = format!("tool `{}`", tool.name.0);
+        let halt = quote!(::core::result::Result::Ok(#p::Outcome::Complete(
+            #p::CallToolResult::error(__mcp_halt.0)
+        )));
+        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
+            __mcp_rounds.finish()
+        )));
+        resolution(&tool.params, plan, &subject, &halt, &ask)
+    });
+    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
+    let guard = asks.then(|| {
+        quote_spanned! {ret.span()=>
+            const _: () = ::core::assert!(
+                !<#ret as #p::IntoToolOutcome>::CAN_ASK,
+                "a tool with Resolve parameters must not also return InputRequiredResult: the \
+                 runtime asks for the parameters; remove the InputRequiredResult from the return type",
+            );
+        }
+    });
+    let bindings = bindings(tool, asks);
+    let round = (takes_context || asks).then(|| {
         quote! {
             let __mcp_context = __mcp_context.with_round(
                 __mcp_params.input_responses,
@@ -48,6 +70,7 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
             #[allow(unused_mut, unused_variables)]
             let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
             #(#bindings)*
+            #resolution
             let __mcp_returned = #ident(#(#call_args),*).await;
             ::core::result::Result::Ok(#into_outcome)
         })
@@ -56,6 +79,8 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
         #item
         #twin
         const _: () = {
+            #guard
+
             #[derive(#p::schemars::JsonSchema)]
             #[schemars(crate = #SCHEMARS_CRATE)]
             #[allow(dead_code, non_camel_case_types, non_snake_case)]
@@ -204,7 +229,7 @@ fn wire_name_ident(wire_name: &str) -> String {
 }
 
 /// `let` bindings that fill every parameter before the call.
-fn bindings(tool: &ToolFn) -> Vec<TokenStream> {
+fn bindings(tool: &ToolFn, asks: bool) -> Vec<TokenStream> {
     let p = private();
     let tool_name = &tool.name.0;
     let contexts = tool
@@ -251,14 +276,14 @@ fn bindings(tool: &ToolFn) -> Vec<TokenStream> {
                 }
                 ParamKind::Context => {
                     contexts_left -= 1;
-                    if contexts_left == 0 {
+                    if contexts_left == 0 && !asks {
                         quote!(let #ident = __mcp_context;)
                     } else {
                         quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
                     }
                 }
-                // Rejected by the checks until the resolve runtime lands.
-                ParamKind::Resolve(_) => quote!(),
+                // Filled by the resolution block.
+                ParamKind::Resolve { .. } => quote!(),
             }
         })
         .collect()

@@ -23,8 +23,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let tool = parse::parse(attr, item, &mut errors);
     check::check(&tool, &mut errors);
+    let plan = crate::common::resolve::plan(&tool.params, &mut errors);
     if errors.is_empty() {
-        generate::generate(&tool)
+        generate::generate(&tool, &plan)
     } else {
         let compile_errors = errors.to_compile_errors();
         let fallback = generate::fallback(&tool);

@@ -1,8 +1,18 @@
-//! Asking the client for what a function needs: the form questions derived from
-//! `#[derive(mcp::Elicitation)]` types.
+//! Asking the client for what a function needs.
+//!
+//! A Resolve parameter (`Elicit<T>`, `Elicited<T>`, `Sample`, `ListRoots`) is filled by asking
+//! the client. The runtime ([`Rounds`]) asks every question whose inputs are known in one round,
+//! a dependent question in the next, records each answer in the sealed `requestState` pinned
+//! to the exact question, and runs the function once everything is known.
 
+mod answers;
 mod elicitation;
+mod ledger;
+mod rounds;
+mod validate;
 
+pub use answers::{Elicit, Elicited, FromElicitation, ListRoots, Sample};
 pub use elicitation::{
     Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
 };
+pub use rounds::{Halt, Rounds};

@@ -29,7 +29,7 @@
 //! ```
 
 mod boundary;
-mod canonical;
+pub(crate) mod canonical;
 mod claims;
 mod codec;
 mod error;

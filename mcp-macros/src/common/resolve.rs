@@ -1,0 +1,187 @@
+//! Resolve parameters: the order they are asked in, and the code that asks them.
+//!
+//! A parameter's `ask` expression may use other parameters by name (arguments, the context,
+//! other Resolve parameters). Those it names among the Resolve parameters are its
+//! dependencies: it is asked in the round after they are all answered, and every question whose
+//! dependencies are known goes out in the same round. A cycle is a compile error.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::common::errors::Errors;
+use crate::common::params::{Param, ParamKind};
+use crate::common::paths::private;
+use crate::common::types::ResolveKind;
+
+/// The Resolve parameters in an order where each comes after its dependencies, with those
+/// dependencies (as indices into the parameter list).
+pub struct Plan {
+    pub steps: Vec<(usize, Vec<usize>)>,
+}
+
+/// Orders the Resolve parameters of `params`; reports cycles.
+pub fn plan(params: &[Param], errors: &mut Errors) -> Plan {
+    let resolve: Vec<usize> = params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, ParamKind::Resolve { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    let deps: Vec<(usize, Vec<usize>)> = resolve
+        .iter()
+        .map(|&i| {
+            let named = match &params[i].kind {
+                ParamKind::Resolve { ask: Some(ask), .. } => names_used(ask.to_token_stream()),
+                _ => BTreeSet::new(),
+            };
+            let on: Vec<usize> = resolve
+                .iter()
+                .copied()
+                .filter(|&j| named.contains(&params[j].ident.to_string()))
+                .collect();
+            (i, on)
+        })
+        .collect();
+    let mut steps = Vec::new();
+    let mut placed: Vec<usize> = Vec::new();
+    let mut pending = deps;
+    while !pending.is_empty() {
+        let (ready, waiting): (Vec<_>, Vec<_>) = pending
+            .into_iter()
+            .partition(|(_, on)| on.iter().all(|d| placed.contains(d)));
+        if ready.is_empty() {
+            for (i, on) in &waiting {
+                let names: Vec<String> = on
+                    .iter()
+                    .map(|&d| format!("`{}`", params[d].ident))
+                    .collect();
+                let at: &dyn ToTokens = match &params[*i].kind {
+                    ParamKind::Resolve { ask: Some(ask), .. } => ask,
+                    _ => &params[*i].ident,
+                };
+                errors.at(
+                    at,
+                    format!(
+                        "`{}` cannot be asked: its question depends, directly or through others, \
+                         on itself (it uses {})",
+                        params[*i].ident,
+                        names.join(", ")
+                    ),
+                );
+            }
+            break;
+        }
+        placed.extend(ready.iter().map(|(i, _)| *i));
+        steps.extend(ready);
+        pending = waiting;
+    }
+    Plan { steps }
+}
+
+/// Every identifier in `tokens`, including `{name}` captures inside string literals (format
+/// strings), which is how an `ask` expression names the parameters it uses.
+fn names_used(tokens: TokenStream) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for tree in tokens {
+        match tree {
+            TokenTree::Ident(ident) => {
+                names.insert(ident.to_string());
+            }
+            TokenTree::Group(group) => names.extend(names_used(group.stream())),
+            TokenTree::Literal(literal) => {
+                let text = literal.to_string();
+                let mut rest = text.as_str();
+                while let Some(open) = rest.find('{') {
+                    rest = &rest[open + 1..];
+                    if rest.starts_with('{') {
+                        rest = &rest[1..];
+                        continue;
+                    }
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        names.insert(name);
+                    }
+                }
+            }
+            TokenTree::Punct(_) => {}
+        }
+    }
+    names
+}
+
+/// Code that fills every Resolve parameter or stops the call: it expects `__mcp_context` (with
+/// the round attached) in scope, and the arguments and context parameters already bound. On a
+/// `Halt`, it evaluates `halt` with `__mcp_halt` in scope; when questions remain, it returns
+/// `ask` with `__mcp_rounds` in scope.
+pub fn resolution(
+    params: &[Param],
+    plan: &Plan,
+    subject: &str,
+    halt: &TokenStream,
+    ask: &TokenStream,
+) -> TokenStream {
+    let p = private();
+    let mut steps = Vec::new();
+    for (index, on) in &plan.steps {
+        let param = &params[*index];
+        let ParamKind::Resolve {
+            kind,
+            ask: question,
+            key,
+        } = &param.kind
+        else {
+            continue;
+        };
+        let ident = &param.ident;
+        let ty = &param.ty;
+        let call = match kind {
+            ResolveKind::Elicit | ResolveKind::Elicited => {
+                let message = match question {
+                    Some(expr) => quote!(#expr),
+                    None => quote_spanned! {ty.span()=>
+                        <<#ty as #p::FromElicitation>::Form as #p::Elicitation>::MESSAGE
+                    },
+                };
+                quote_spanned!(ty.span()=> __mcp_rounds.elicit::<#ty>(#key, #message))
+            }
+            ResolveKind::Sample => {
+                let request = question.as_ref().map(|e| quote!(#e)).unwrap_or_default();
+                quote!(__mcp_rounds.sample(#key, #request))
+            }
+            ResolveKind::ListRoots => quote!(__mcp_rounds.list_roots(#key)),
+        };
+        let asked = quote! {
+            match #call {
+                ::core::result::Result::Ok(answer) => answer,
+                ::core::result::Result::Err(__mcp_halt) => return #halt,
+            }
+        };
+        let deps: Vec<&Ident> = on.iter().map(|&d| &params[d].ident).collect();
+        let step = if deps.is_empty() {
+            quote!(let #ident: ::core::option::Option<#ty> = #asked;)
+        } else {
+            quote! {
+                let #ident: ::core::option::Option<#ty> = match (#(&#deps,)*) {
+                    (#(::core::option::Option::Some(#deps),)*) => #asked,
+                    #[allow(unreachable_patterns)]
+                    _ => ::core::option::Option::None,
+                };
+            }
+        };
+        steps.push(step);
+    }
+    let resolved: Vec<&Ident> = plan.steps.iter().map(|(i, _)| &params[*i].ident).collect();
+    quote! {
+        let mut __mcp_rounds = #p::Rounds::open(&__mcp_context, #subject);
+        #(#steps)*
+        let (#(::core::option::Option::Some(#resolved),)*) = (#(#resolved,)*) else {
+            return #ask;
+        };
+    }
+}

@@ -1,0 +1,212 @@
+//! Running a function's Resolve parameters across rounds: what is already answered, what
+//! to ask now (every question whose inputs are known, together), and when the function may run.
+
+use serde_json::{Map, Value};
+
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
+    InputRequest, InputRequiredResult, ListRootsResult,
+};
+use crate::server::RequestContext;
+
+use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
+use super::elicitation::Elicitation;
+use super::ledger::{Entry, Ledger, question_digest};
+use super::validate::fits;
+
+/// Why a call stops before its function runs: the message for the client (an `isError` tool
+/// result, or an error for a prompt or resource). It never carries parser internals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Halt(pub String);
+
+/// One call's Resolve parameters in one round. Macro-generated wrappers drive it: they ask for
+/// each parameter whose inputs are known, then either run the function or [`finish`] the round.
+///
+/// [`finish`]: Rounds::finish
+#[derive(Debug)]
+pub struct Rounds {
+    subject: String,
+    previous: Ledger,
+    next: Ledger,
+    responses: Map<String, Value>,
+    questions: Vec<(String, InputRequest)>,
+}
+
+impl Rounds {
+    /// Reads the ledger from this round's state and the client's answers. `subject` names the
+    /// tool, prompt or resource in messages.
+    pub fn open(ctx: &RequestContext, subject: impl Into<String>) -> Self {
+        let responses = ctx
+            .input_responses()
+            .map(|r| r.0.clone().into_iter().collect())
+            .unwrap_or_default();
+        Self {
+            subject: subject.into(),
+            previous: Ledger::decode(ctx.request_state()),
+            next: Ledger::new(),
+            responses,
+            questions: Vec::new(),
+        }
+    }
+
+    /// A form question under `key`: the parameter once answered, `None` while it is asked.
+    pub fn elicit<P: FromElicitation>(
+        &mut self,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Result<Option<P>, Halt> {
+        let schema = P::Form::requested_schema();
+        let request = InputRequest::Elicit(ElicitParams::form(message, schema.clone()));
+        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+            return Ok(None);
+        };
+        match self.read_elicitation::<P::Form>(key, &raw, &schema) {
+            Ok(outcome) => {
+                self.record(key, digest, raw);
+                P::from_outcome(outcome)
+                    .map(Some)
+                    .ok_or_else(|| self.declined(key))
+            }
+            Err(halt) if fresh => Err(halt),
+            Err(_) => Ok(self.reask(key, request)),
+        }
+    }
+
+    /// A sampling request under `key`.
+    pub fn sample(
+        &mut self,
+        key: &str,
+        params: CreateMessageParams,
+    ) -> Result<Option<Sample>, Halt> {
+        let request = InputRequest::CreateMessage(Box::new(params));
+        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+            return Ok(None);
+        };
+        match serde_json::from_value::<CreateMessageResult>(raw.clone()) {
+            Ok(result) => {
+                self.record(key, digest, raw);
+                Ok(Some(Sample(result)))
+            }
+            Err(_) if fresh => Err(self.wrong_kind(key)),
+            Err(_) => Ok(self.reask(key, request)),
+        }
+    }
+
+    /// The client's roots under `key`.
+    pub fn list_roots(&mut self, key: &str) -> Result<Option<ListRoots>, Halt> {
+        let request = InputRequest::ListRoots;
+        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+            return Ok(None);
+        };
+        match serde_json::from_value::<ListRootsResult>(raw.clone()) {
+            Ok(result) => {
+                self.record(key, digest, raw);
+                Ok(Some(ListRoots(result.roots)))
+            }
+            Err(_) if fresh => Err(self.wrong_kind(key)),
+            Err(_) => Ok(self.reask(key, request)),
+        }
+    }
+
+    /// Whether this round has questions to send (the function cannot run yet).
+    pub fn is_asking(&self) -> bool {
+        !self.questions.is_empty()
+    }
+
+    /// The round's questions (all asked together) and the state that carries the answers so far.
+    pub fn finish(self) -> InputRequiredResult {
+        let mut next = self.next;
+        let mut result = InputRequiredResult::new();
+        for (key, request) in self.questions {
+            next.asked.insert(key.clone(), question_digest(&request));
+            result = result.ask(key, request);
+        }
+        result.with_state(next.encode())
+    }
+
+    /// The answer to `request` under `key` (its raw response, whether it arrived in this round,
+    /// the question's digest), or `None` after queueing the question.
+    fn lookup(&mut self, key: &str, request: &InputRequest) -> Option<(Value, bool, String)> {
+        let digest = question_digest(request);
+        if let Some(entry) = self.previous.answers.get(key)
+            && entry.q == digest
+        {
+            return Some((entry.r.clone(), false, digest));
+        }
+        // A fresh answer counts only for the question that was asked, as it was asked.
+        if self.previous.asked.get(key) == Some(&digest)
+            && let Some(raw) = self.responses.get(key)
+        {
+            return Some((raw.clone(), true, digest));
+        }
+        if self.previous.answers.contains_key(key) || self.responses.contains_key(key) {
+            tracing::info!(
+                key,
+                "an answer does not match the question as asked now; asking again"
+            );
+        }
+        self.reask(key, request.clone())
+    }
+
+    /// Queues `request` for this round.
+    fn reask<T>(&mut self, key: &str, request: InputRequest) -> Option<T> {
+        self.questions.push((key.to_owned(), request));
+        None
+    }
+
+    fn record(&mut self, key: &str, digest: String, raw: Value) {
+        self.next
+            .answers
+            .insert(key.to_owned(), Entry { q: digest, r: raw });
+    }
+
+    fn read_elicitation<T: Elicitation>(
+        &self,
+        key: &str,
+        raw: &Value,
+        schema: &Value,
+    ) -> Result<Elicited<T>, Halt> {
+        let subject = &self.subject;
+        let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|_| {
+            Halt(format!(
+                "{subject}: the answer to `{key}` is not an elicitation result"
+            ))
+        })?;
+        match result.action {
+            ElicitAction::Decline => Ok(Elicited::Declined),
+            ElicitAction::Cancel => Ok(Elicited::Cancelled),
+            ElicitAction::Accept => {
+                let content = result.content.ok_or_else(|| {
+                    Halt(format!(
+                        "{subject}: the answer to `{key}` was accepted with no content"
+                    ))
+                })?;
+                let mismatch = || {
+                    Halt(format!(
+                        "{subject}: the answer to `{key}` does not match the requested schema"
+                    ))
+                };
+                if !fits(&content, schema) {
+                    return Err(mismatch());
+                }
+                serde_json::from_value(Value::Object(content))
+                    .map(Elicited::Accepted)
+                    .map_err(|_| mismatch())
+            }
+        }
+    }
+
+    fn declined(&self, key: &str) -> Halt {
+        Halt(format!(
+            "{}: the user did not answer `{key}` (declined or cancelled)",
+            self.subject
+        ))
+    }
+
+    fn wrong_kind(&self, key: &str) -> Halt {
+        Halt(format!(
+            "{}: the answer to `{key}` is of the wrong kind",
+            self.subject
+        ))
+    }
+}

@@ -1,0 +1,549 @@
+//! Resolve parameters end to end through the in-memory transport: rounds, batching,
+//! dependencies, the answer ledger pinned to questions, validation, declines, capability
+//! gating, prompts and templates, and rounds finished on another instance.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use mcp::client::{Client, ClientError};
+use mcp::protocol::{
+    ElicitResult, Implementation, InputRequest, InputRequiredResult, InputResponses,
+};
+use mcp::state::RequestStateSecurity;
+use mcp::{
+    CallToolResult, CreateMessageParams, Elicit, Elicited, ListRoots, McpServer, Outcome, Sample,
+};
+use serde_json::{Value, json};
+
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+enum RegionChoice {
+    #[serde(rename = "eu-west-1")]
+    EuWest1,
+    #[serde(rename = "us-east-1")]
+    UsEast1,
+}
+
+/// Which region should the database live in?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Region {
+    region: RegionChoice,
+}
+
+/// Go ahead?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Confirm {
+    ok: bool,
+}
+
+/// Provisions after asking the region, then (depending on it) a confirmation.
+#[mcp::tool]
+async fn provision(
+    name: String,
+    #[mcp(ask = format!("Which region should '{name}' live in?"))] region: Elicit<Region>,
+    #[mcp(ask = format!("Provision '{name}' in {:?}?", region.region))] confirm: Elicited<Confirm>,
+) -> String {
+    match confirm {
+        Elicited::Accepted(Confirm { ok: true }) => {
+            format!("Provisioned '{name}' in {:?}.", region.region)
+        }
+        _ => "Not provisioned.".to_owned(),
+    }
+}
+
+/// Two independent questions.
+#[mcp::tool]
+async fn pair(first: Elicit<Confirm>, #[mcp(key = "second")] other: Elicit<Region>) -> String {
+    format!("{} {:?}", first.ok, other.region)
+}
+
+static WORDING: AtomicU32 = AtomicU32::new(1);
+
+/// Its question's wording changes between rounds when the test says so.
+#[mcp::tool]
+async fn reworded(
+    #[mcp(ask = format!("Version {}?", WORDING.load(Ordering::SeqCst)))] answer: Elicit<Confirm>,
+) -> String {
+    format!("ok={}", answer.ok)
+}
+
+/// Samples and lists roots in one round.
+#[mcp::tool]
+async fn summarize(
+    topic: String,
+    #[mcp(ask = CreateMessageParams::prompt(format!("Summarize {topic}"), 50))] summary: Sample,
+    roots: ListRoots,
+) -> Result<String, String> {
+    let text = summary.text().ok_or("no text")?;
+    Ok(format!("{topic}: {text} ({} roots)", roots.len()))
+}
+
+/// A prompt that asks.
+#[mcp::prompt]
+async fn tailored(audience: Elicit<Confirm>) -> String {
+    format!("tailored ok={}", audience.ok)
+}
+
+/// A template resource that asks.
+#[mcp::resource("deploy://{env}/plan")]
+async fn plan(
+    env: String,
+    #[mcp(ask = format!("Show the {env} plan?"))] go: Elicit<Confirm>,
+) -> String {
+    format!("plan for {env}: {}", go.ok)
+}
+
+const KEY: &str = "a-shared-secret-of-at-least-thirty-two-bytes";
+
+fn server(security: RequestStateSecurity) -> McpServer {
+    McpServer::new("resolver")
+        .tools(mcp::tools![provision, pair, reworded, summarize])
+        .prompts(mcp::prompts![tailored])
+        .resources(mcp::resources![plan])
+        .request_state_security(security)
+}
+
+fn connect(server: McpServer, capabilities: Value) -> Client {
+    let duplex = server.serve_in_memory().expect("valid server");
+    Client::connect(duplex, Implementation::new("test", "1.0.0"))
+        .with_capabilities(serde_json::from_value(capabilities).expect("capabilities"))
+}
+
+fn all_capabilities() -> Value {
+    json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}})
+}
+
+fn client() -> Client {
+    connect(
+        server(RequestStateSecurity::ephemeral()),
+        all_capabilities(),
+    )
+}
+
+fn accept(content: Value) -> ElicitResult {
+    ElicitResult::accept(content.as_object().cloned().expect("object"))
+}
+
+async fn round(
+    client: &Client,
+    tool: &str,
+    args: Value,
+    answers: Option<InputResponses>,
+    state: Option<String>,
+) -> Result<Outcome<CallToolResult>, ClientError> {
+    client
+        .call_tool_once(tool, Some(args), answers, state)
+        .await
+}
+
+fn asked(ask: &InputRequiredResult) -> Vec<String> {
+    ask.requests().map(|(key, _)| key.to_owned()).collect()
+}
+
+fn message(ask: &InputRequiredResult, key: &str) -> String {
+    ask.requests()
+        .find(|(k, _)| *k == key)
+        .and_then(|(_, r)| match r {
+            InputRequest::Elicit(e) => Some(e.message().to_owned()),
+            _ => None,
+        })
+        .expect("an elicitation")
+}
+
+fn done(outcome: Outcome<CallToolResult>) -> CallToolResult {
+    match outcome {
+        Outcome::Complete(result) => result,
+        Outcome::InputRequired(ask) => panic!("still asking: {:?}", asked(&ask)),
+    }
+}
+
+fn asking(outcome: Outcome<CallToolResult>) -> InputRequiredResult {
+    match outcome {
+        Outcome::InputRequired(ask) => ask,
+        Outcome::Complete(result) => panic!("finished early: {result:?}"),
+    }
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().expect("text")
+}
+
+#[tokio::test]
+async fn a_dependent_question_goes_out_in_the_next_round() {
+    let client = client();
+    let args = json!({"name": "orders"});
+    let first = asking(
+        round(&client, "provision", args.clone(), None, None)
+            .await
+            .expect("r1"),
+    );
+    assert_eq!(asked(&first), ["region"]);
+    assert_eq!(
+        message(&first, "region"),
+        "Which region should 'orders' live in?"
+    );
+    let state = first.request_state.clone().expect("state");
+    assert!(state.starts_with("v1."), "sealed: {state}");
+
+    let mut answers = InputResponses::new();
+    answers.insert("region", accept(json!({"region": "eu-west-1"})));
+    let second = asking(
+        round(
+            &client,
+            "provision",
+            args.clone(),
+            Some(answers),
+            Some(state),
+        )
+        .await
+        .expect("r2"),
+    );
+    assert_eq!(asked(&second), ["confirm"]);
+    assert_eq!(
+        message(&second, "confirm"),
+        "Provision 'orders' in EuWest1?"
+    );
+
+    // The region is carried in the state: only the new answer is sent.
+    let mut answers = InputResponses::new();
+    answers.insert("confirm", accept(json!({"ok": true})));
+    let result = done(
+        round(
+            &client,
+            "provision",
+            args,
+            Some(answers),
+            second.request_state,
+        )
+        .await
+        .expect("r3"),
+    );
+    assert_eq!(text(&result), "Provisioned 'orders' in EuWest1.");
+}
+
+#[tokio::test]
+async fn independent_questions_go_out_together() {
+    let client = client();
+    let first = asking(
+        round(&client, "pair", json!({}), None, None)
+            .await
+            .expect("r1"),
+    );
+    assert_eq!(asked(&first), ["first", "second"]);
+    let mut answers = InputResponses::new();
+    answers.insert("first", accept(json!({"ok": true})));
+    answers.insert("second", accept(json!({"region": "us-east-1"})));
+    answers.insert("unknown", json!({"anything": 1}));
+    let result = done(
+        round(
+            &client,
+            "pair",
+            json!({}),
+            Some(answers),
+            first.request_state,
+        )
+        .await
+        .expect("r2"),
+    );
+    assert_eq!(text(&result), "true UsEast1");
+}
+
+#[tokio::test]
+async fn an_answer_without_its_state_is_asked_again() {
+    let client = client();
+    let mut answers = InputResponses::new();
+    answers.insert("first", accept(json!({"ok": true})));
+    answers.insert("second", accept(json!({"region": "us-east-1"})));
+    let again = asking(
+        round(&client, "pair", json!({}), Some(answers), None)
+            .await
+            .expect("r"),
+    );
+    assert_eq!(asked(&again), ["first", "second"]);
+}
+
+#[tokio::test]
+async fn a_reworded_question_is_asked_again() {
+    let client = client();
+    let first = asking(
+        round(&client, "reworded", json!({}), None, None)
+            .await
+            .expect("r1"),
+    );
+    let before = message(&first, "answer");
+    WORDING.fetch_add(1, Ordering::SeqCst);
+    let mut answers = InputResponses::new();
+    answers.insert("answer", accept(json!({"ok": true})));
+    let again = asking(
+        round(
+            &client,
+            "reworded",
+            json!({}),
+            Some(answers.clone()),
+            first.request_state,
+        )
+        .await
+        .expect("r2"),
+    );
+    assert_ne!(message(&again, "answer"), before);
+    let result = done(
+        round(
+            &client,
+            "reworded",
+            json!({}),
+            Some(answers),
+            again.request_state,
+        )
+        .await
+        .expect("r3"),
+    );
+    assert_eq!(text(&result), "ok=true");
+}
+
+#[tokio::test]
+async fn declines_and_bad_answers_end_the_call_with_an_error_result() {
+    let client = client();
+    let first = asking(
+        round(&client, "pair", json!({}), None, None)
+            .await
+            .expect("r1"),
+    );
+    let mut declined = InputResponses::new();
+    declined.insert("first", ElicitResult::decline());
+    declined.insert("second", accept(json!({"region": "us-east-1"})));
+    let result = done(
+        round(
+            &client,
+            "pair",
+            json!({}),
+            Some(declined),
+            first.request_state.clone(),
+        )
+        .await
+        .expect("declined"),
+    );
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result).contains("did not answer `first`"),
+        "{}",
+        text(&result)
+    );
+
+    let mut bad = InputResponses::new();
+    bad.insert("first", accept(json!({"ok": "yes"})));
+    bad.insert("second", accept(json!({"region": "mars-1"})));
+    let result = done(
+        round(
+            &client,
+            "pair",
+            json!({}),
+            Some(bad),
+            first.request_state.clone(),
+        )
+        .await
+        .expect("bad"),
+    );
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        text(&result),
+        "tool `pair`: the answer to `first` does not match the requested schema"
+    );
+
+    let mut wrong_kind = InputResponses::new();
+    wrong_kind.insert("first", json!({"roots": []}));
+    let result = done(
+        round(
+            &client,
+            "pair",
+            json!({}),
+            Some(wrong_kind),
+            first.request_state,
+        )
+        .await
+        .expect("wrong kind"),
+    );
+    assert_eq!(result.is_error, Some(true));
+}
+
+#[tokio::test]
+async fn a_decline_reaches_a_function_that_takes_the_outcome() {
+    let client = client();
+    let args = json!({"name": "orders"});
+    let first = asking(
+        round(&client, "provision", args.clone(), None, None)
+            .await
+            .expect("r1"),
+    );
+    let mut answers = InputResponses::new();
+    answers.insert("region", accept(json!({"region": "us-east-1"})));
+    let second = asking(
+        round(
+            &client,
+            "provision",
+            args.clone(),
+            Some(answers),
+            first.request_state,
+        )
+        .await
+        .expect("r2"),
+    );
+    let mut answers = InputResponses::new();
+    answers.insert("confirm", ElicitResult::decline());
+    let result = done(
+        round(
+            &client,
+            "provision",
+            args,
+            Some(answers),
+            second.request_state,
+        )
+        .await
+        .expect("r3"),
+    );
+    assert_eq!(result.is_error, None);
+    assert_eq!(text(&result), "Not provisioned.");
+}
+
+#[tokio::test]
+async fn sampling_and_roots_batch_and_are_injected() {
+    let client = client();
+    let args = json!({"topic": "MRTR"});
+    let first = asking(
+        round(&client, "summarize", args.clone(), None, None)
+            .await
+            .expect("r1"),
+    );
+    assert_eq!(asked(&first), ["roots", "summary"]);
+    let mut answers = InputResponses::new();
+    answers.insert(
+        "summary",
+        json!({"role": "assistant", "content": {"type": "text", "text": "Short."}, "model": "m"}),
+    );
+    answers.insert(
+        "roots",
+        json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}),
+    );
+    let result = done(
+        round(
+            &client,
+            "summarize",
+            args,
+            Some(answers),
+            first.request_state,
+        )
+        .await
+        .expect("r2"),
+    );
+    assert_eq!(text(&result), "MRTR: Short. (2 roots)");
+}
+
+#[tokio::test]
+async fn a_missing_capability_is_refused_before_anything_is_asked() {
+    let client = connect(
+        server(RequestStateSecurity::ephemeral()),
+        json!({"elicitation": {}}),
+    );
+    let error = round(&client, "summarize", json!({"topic": "x"}), None, None)
+        .await
+        .expect_err("refused");
+    let ClientError::Rpc(error) = error else {
+        panic!("a JSON-RPC error: {error:?}");
+    };
+    assert_eq!(error.code, -32021);
+    let required = &error.data.expect("data")["requiredCapabilities"];
+    assert!(
+        required.get("sampling").is_some() && required.get("roots").is_some(),
+        "{required}"
+    );
+}
+
+#[tokio::test]
+async fn prompts_and_templates_ask_too() {
+    let client = client();
+    let Outcome::InputRequired(ask) = client
+        .get_prompt_once("tailored", None, None, None)
+        .await
+        .expect("r1")
+    else {
+        panic!("asks");
+    };
+    let mut answers = InputResponses::new();
+    answers.insert("audience", accept(json!({"ok": true})));
+    let Outcome::Complete(prompt) = client
+        .get_prompt_once("tailored", None, Some(answers.clone()), ask.request_state)
+        .await
+        .expect("r2")
+    else {
+        panic!("complete");
+    };
+    assert_eq!(
+        prompt.messages[0].content.as_text(),
+        Some("tailored ok=true")
+    );
+
+    let Outcome::InputRequired(ask) = client
+        .read_resource_once("deploy://prod/plan", None, None)
+        .await
+        .expect("r1")
+    else {
+        panic!("asks");
+    };
+    assert_eq!(message(&ask, "go"), "Show the prod plan?");
+    let mut answers = InputResponses::new();
+    answers.insert("go", accept(json!({"ok": false})));
+    let Outcome::Complete(read) = client
+        .read_resource_once("deploy://prod/plan", Some(answers), ask.request_state)
+        .await
+        .expect("r2")
+    else {
+        panic!("complete");
+    };
+    let contents = serde_json::to_value(&read.contents).expect("json");
+    assert_eq!(contents[0]["text"], "plan for prod: false");
+}
+
+#[tokio::test]
+async fn a_round_finishes_on_another_instance_only_if_it_shares_the_keys() {
+    let keys = || RequestStateSecurity::keys([KEY]).expect("keys");
+    let a = connect(server(keys()), all_capabilities());
+    let b = connect(server(keys()), all_capabilities());
+    let stranger = connect(
+        server(RequestStateSecurity::ephemeral()),
+        all_capabilities(),
+    );
+    let first = asking(
+        round(&a, "pair", json!({}), None, None)
+            .await
+            .expect("r1 on a"),
+    );
+    let mut answers = InputResponses::new();
+    answers.insert("first", accept(json!({"ok": true})));
+    answers.insert("second", accept(json!({"region": "eu-west-1"})));
+    let result = done(
+        round(
+            &b,
+            "pair",
+            json!({}),
+            Some(answers.clone()),
+            first.request_state.clone(),
+        )
+        .await
+        .expect("r2 on b"),
+    );
+    assert_eq!(text(&result), "true EuWest1");
+    let error = round(
+        &stranger,
+        "pair",
+        json!({}),
+        Some(answers),
+        first.request_state,
+    )
+    .await
+    .expect_err("another key");
+    let ClientError::Rpc(error) = error else {
+        panic!("a JSON-RPC error");
+    };
+    assert_eq!(
+        serde_json::to_value(&error).expect("json"),
+        json!({"code": -32602, "message": "Invalid or expired requestState",
+               "data": {"reason": "invalid_request_state"}})
+    );
+}
