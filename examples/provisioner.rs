@@ -1,0 +1,82 @@
+//! The seed's provisioner as users write it: a tool that asks which region to use, then (with
+//! the region known) asks for a confirmation, then provisions. Serves MCP over stdio.
+//!
+//! ```sh
+//! cargo run --example provisioner
+//! ```
+//!
+//! With `MCP_REQUEST_STATE_KEYS` set (comma-separated secrets of 32 bytes or more), every
+//! instance started with the same keys can finish a round that another one started.
+
+use mcp::state::RequestStateSecurity;
+use mcp::{Elicit, Elicited, McpServer};
+
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+enum Region {
+    /// Ireland
+    #[serde(rename = "eu-west-1")]
+    EuWest1,
+    /// N. Virginia
+    #[serde(rename = "us-east-1")]
+    UsEast1,
+    /// Mumbai
+    #[serde(rename = "ap-south-1")]
+    ApSouth1,
+}
+
+impl Region {
+    fn code(&self) -> &'static str {
+        match self {
+            Region::EuWest1 => "eu-west-1",
+            Region::UsEast1 => "us-east-1",
+            Region::ApSouth1 => "ap-south-1",
+        }
+    }
+}
+
+/// Which region should the database live in?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Placement {
+    region: Region,
+}
+
+/// Go ahead?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Confirm {
+    /// Tick to provision.
+    confirm: bool,
+}
+
+/// Provision a database. Asks which region to put it in, then for a confirmation.
+#[mcp::tool(destructive)]
+async fn provision(
+    /// The database to create.
+    name: String,
+    #[mcp(ask = format!("Which region should '{name}' live in?"), key = "region")]
+    placement: Elicit<Placement>,
+    #[mcp(ask = format!("Provision '{name}' in {}?", placement.region.code()))] confirm: Elicited<
+        Confirm,
+    >,
+) -> String {
+    match confirm {
+        Elicited::Accepted(Confirm { confirm: true }) => {
+            format!("Provisioned '{name}' in {}.", placement.region.code())
+        }
+        _ => format!("Did not provision '{name}'."),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
+        Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
+        None => RequestStateSecurity::ephemeral(),
+    };
+    McpServer::new("provisioner")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tools(mcp::tools![provision])
+        .request_state_security(security)
+        .serve_stdio()
+        .await?;
+    Ok(())
+}

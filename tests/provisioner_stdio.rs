@@ -1,0 +1,96 @@
+//! `examples/provisioner.rs` as a child process over stdio: the region in one round, the
+//! dependent confirmation in the next, then the result; the state sealed throughout.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+
+/// `cargo test` builds the examples next to the test binaries' directory.
+fn example(name: &str) -> PathBuf {
+    let mut path = std::env::current_exe().expect("test binary path");
+    path.pop();
+    if path.ends_with("deps") {
+        path.pop();
+    }
+    path.join("examples").join(name)
+}
+
+fn call(id: u64, answers: Option<Value>, state: Option<&str>) -> String {
+    let mut params = json!({
+        "name": "provision",
+        "arguments": {"name": "orders"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        },
+    });
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string() + "\n"
+}
+
+#[tokio::test]
+async fn the_provisioner_asks_region_then_confirmation_over_stdio() {
+    let mut child = Command::new(example("provisioner"))
+        .env_remove("MCP_REQUEST_STATE_KEYS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the provisioner example is built by `cargo test`");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut next = async || -> Value {
+        let line = lines.next_line().await.expect("read").expect("a line");
+        serde_json::from_str(&line).expect("json")
+    };
+
+    stdin
+        .write_all(call(1, None, None).as_bytes())
+        .await
+        .expect("write");
+    let first = next().await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert_eq!(
+        result["inputRequests"].as_object().map(|o| o.len()),
+        Some(1)
+    );
+    assert!(result["inputRequests"]["region"].is_object(), "{first}");
+    let state = result["requestState"].as_str().expect("state").to_owned();
+    assert!(state.starts_with("v1."));
+
+    let answers = json!({"region": {"action": "accept", "content": {"region": "ap-south-1"}}});
+    stdin
+        .write_all(call(2, Some(answers), Some(&state)).as_bytes())
+        .await
+        .expect("write");
+    let second = next().await;
+    let result = &second["result"];
+    assert_eq!(
+        result["inputRequests"]["confirm"]["params"]["message"],
+        "Provision 'orders' in ap-south-1?"
+    );
+    let state = result["requestState"].as_str().expect("state").to_owned();
+
+    let answers = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    stdin
+        .write_all(call(3, Some(answers), Some(&state)).as_bytes())
+        .await
+        .expect("write");
+    let third = next().await;
+    assert_eq!(
+        third["result"]["content"][0]["text"],
+        "Provisioned 'orders' in ap-south-1."
+    );
+    drop(stdin);
+    let status = child.wait().await.expect("exit");
+    assert!(status.success(), "{status}");
+}
