@@ -52,8 +52,17 @@ fn write_object(out: &mut String, map: &Map<String, Value>, sort_keys: bool) {
 
 /// A JSON string with Python's `ensure_ascii=True` escaping.
 pub(crate) fn write_str(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
+    let mut rest = s;
+    // Most text is printable ASCII: copy such runs whole, escape the rest char by char.
+    while !rest.is_empty() {
+        let plain = plain_prefix(rest.as_bytes());
+        out.push_str(&rest[..plain]);
+        rest = &rest[plain..];
+        let Some(c) = rest.chars().next() else {
+            break;
+        };
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -62,7 +71,6 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
             '\t' => out.push_str("\\t"),
             '\u{08}' => out.push_str("\\b"),
             '\u{0c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(c),
             _ => {
                 let mut units = [0u16; 2];
                 for unit in c.encode_utf16(&mut units) {
@@ -70,8 +78,39 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
                 }
             }
         }
+        rest = &rest[c.len_utf8()..];
     }
     out.push('"');
+}
+
+/// The length of the leading run of bytes that need no escaping (printable ASCII other than
+/// `"` and `\\`), checked eight bytes at a time.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // A byte of `x` is below `n` (n <= 128) when the classic SWAR test sets its high bit.
+    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
+    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut done = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // Control characters, DEL and non-ASCII, quotes, backslashes.
+        let special = below(x, 0x20)
+            | (x & HIGHS)
+            | zero(x ^ (ONES * 0x7f))
+            | zero(x ^ (ONES * u64::from(b'"')))
+            | zero(x ^ (ONES * u64::from(b'\\')));
+        if special != 0 {
+            break;
+        }
+        done += 8;
+    }
+    done + bytes[done..]
+        .iter()
+        .position(|&b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+        .unwrap_or(bytes.len() - done)
 }
 
 fn write_number(out: &mut String, n: &Number) {
@@ -188,6 +227,27 @@ mod tests {
             dumps(&v, false),
             r#""a\"b\\c\n\t\u0001\u007f\u00e9\u20ac\ud83d\ude00""#
         );
+    }
+
+    #[test]
+    fn the_plain_prefix_stops_at_the_first_byte_to_escape() {
+        for text in [
+            "",
+            "abc",
+            "abcdefghijklmnop",
+            "0123456\"",
+            "01234567\\x",
+            "é",
+            "abcdefgh\u{7f}",
+            "abcdefghijk\n",
+            "~~~~~~~~ ~~~~~~~~",
+        ] {
+            let expected = text
+                .bytes()
+                .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
+                .unwrap_or(text.len());
+            assert_eq!(plain_prefix(text.as_bytes()), expected, "{text:?}");
+        }
     }
 
     #[test]

@@ -4,6 +4,9 @@
 //! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
@@ -13,8 +16,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::canonical::{write_float, write_str, write_value};
-use super::codec::fill_random;
 use super::error::InvalidRequestState;
+use super::random::fill_random;
 
 /// A token minted more than this far in the future (clock skew between instances) is refused.
 pub(crate) const MAX_FUTURE_SKEW_SECS: f64 = 60.0;
@@ -97,9 +100,9 @@ pub(crate) struct Mint<'a> {
 pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
     let mut out = String::with_capacity(160 + state.len() * 6 / 5);
     out.push_str("{\"v\":1,\"iat\":");
-    write_float(&mut out, mint.now);
+    write_time(&mut out, mint.now);
     out.push_str(",\"exp\":");
-    write_float(&mut out, mint.now + mint.ttl_secs);
+    write_time(&mut out, mint.now + mint.ttl_secs);
     out.push_str(",\"m\":");
     write_str(&mut out, &mint.binding.method);
     out.push_str(",\"t\":");
@@ -120,6 +123,30 @@ pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Unix seconds as Python's `repr(float)` writes them. Times are kept to the millisecond, which
+/// the shortest round-trip form writes as at most three decimals, so the common case needs no
+/// general float formatting.
+fn write_time(out: &mut String, seconds: f64) {
+    let millis = (seconds * 1000.0).round();
+    let exact = millis / 1000.0 == seconds;
+    if !(exact && (0.0..1e15).contains(&millis)) {
+        return write_float(out, seconds);
+    }
+    let millis = millis as u64;
+    let (whole, mut frac) = (millis / 1000, millis % 1000);
+    let _ = write!(out, "{whole}.");
+    if frac == 0 {
+        out.push('0');
+        return;
+    }
+    let mut digits = 3;
+    while frac % 10 == 0 {
+        frac /= 10;
+        digits -= 1;
+    }
+    let _ = write!(out, "{frac:0digits$}");
+}
+
 /// What a token must match to be accepted.
 pub(crate) struct Expect<'a> {
     pub now: f64,
@@ -130,17 +157,24 @@ pub(crate) struct Expect<'a> {
 
 /// Checks the claims of an opened token and returns the handler's plaintext.
 pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, InvalidRequestState> {
+    // Borrowed where the JSON has no escapes: opening a token allocates only the plaintext.
     #[derive(Deserialize)]
-    struct Envelope {
+    struct Envelope<'a> {
         v: f64,
         iat: f64,
         exp: f64,
-        m: Option<String>,
-        t: Option<String>,
-        a: Option<String>,
-        s: String,
-        aud: Option<String>,
-        p: Option<String>,
+        #[serde(borrow)]
+        m: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        t: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        a: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        s: Cow<'a, str>,
+        #[serde(borrow)]
+        aud: Option<Cow<'a, str>>,
+        #[serde(borrow)]
+        p: Option<Cow<'a, str>>,
     }
     let reject = InvalidRequestState::new;
     let claims: Envelope = serde_json::from_slice(bytes).map_err(|_| reject("malformed"))?;
@@ -173,7 +207,7 @@ pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, Invali
         }
         _ => return Err(reject("principal drift")),
     }
-    Ok(claims.s)
+    Ok(claims.s.into_owned())
 }
 
 /// `base64url(salt ‖ SHA-256(domain ‖ salt ‖ principal)[..16])` with a fresh salt, so two tokens
@@ -301,6 +335,26 @@ mod tests {
         e.principal = Some("bob");
         assert_eq!(reason(e), "principal");
         assert_eq!(reason(expect(&b, 1000.0)), "principal drift");
+    }
+
+    #[test]
+    fn times_are_written_as_python_floats() {
+        let write = |t: f64| {
+            let mut s = String::new();
+            write_time(&mut s, t);
+            s
+        };
+        for (t, expected) in [
+            (1796235646.978, "1796235646.978"),
+            (1796235646.5, "1796235646.5"),
+            (1796235646.05, "1796235646.05"),
+            (1796235646.0, "1796235646.0"),
+            (1796235646.001, "1796235646.001"),
+            (1796235646.1234, "1796235646.1234"),
+            (0.5, "0.5"),
+        ] {
+            assert_eq!(write(t), expected, "{t}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use hkdf::Hkdf;
 use sha2::{Digest, Sha256};
 
 use super::error::{BoxError, InvalidRequestState, KeyError};
+use super::random::fill_random;
 
 /// Seals claims bytes into a token a client carries, and opens tokens it sealed.
 ///
@@ -235,14 +236,6 @@ fn aad(kid: &[u8; KID_LEN]) -> [u8; 3 + KID_LEN] {
     aad[..3].copy_from_slice(PREFIX.as_bytes());
     aad[3..].copy_from_slice(kid);
     aad
-}
-
-/// Fills `buf` from the operating system's CSPRNG. A machine that cannot produce randomness
-/// cannot seal safely, so this is one of the few places that panics rather than degrade.
-pub(crate) fn fill_random(buf: &mut [u8]) {
-    if let Err(e) = getrandom::fill(buf) {
-        panic!("the operating system's random number generator failed: {e}");
-    }
 }
 
 #[cfg(test)]

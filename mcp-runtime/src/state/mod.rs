@@ -33,10 +33,12 @@ pub(crate) mod canonical;
 mod claims;
 mod codec;
 mod error;
+mod random;
 mod security;
 
 pub use boundary::StateBoundary;
 pub use claims::RequestBinding;
 pub use codec::{AesGcmCodec, Codec, MIN_SECRET_LEN};
 pub use error::{BoxError, ConfigError, InvalidRequestState, KeyError, SealError};
+pub use random::discard_after_fork;
 pub use security::{DEFAULT_TTL, RequestStateSecurity, default_principal};

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::auth::Identity;
 
-use super::canonical::write_value;
+use super::canonical::write_str;
 use super::codec::{AesGcmCodec, Codec};
 use super::error::{BoxError, ConfigError, KeyError};
 
@@ -180,14 +180,24 @@ impl fmt::Debug for RequestStateSecurity {
 /// ```
 pub fn default_principal(identity: Option<&Identity>) -> Option<String> {
     let identity = identity?;
-    let part = |p: &Option<String>| p.clone().map_or(serde_json::Value::Null, Into::into);
-    let triple = serde_json::Value::Array(vec![
-        part(&identity.client_id),
-        part(&identity.issuer),
-        part(&identity.subject),
-    ]);
-    let mut out = String::new();
-    write_value(&mut out, &triple, false);
+    let parts = [&identity.client_id, &identity.issuer, &identity.subject];
+    let mut out = String::with_capacity(
+        8 + parts
+            .iter()
+            .map(|p| p.as_ref().map_or(4, String::len))
+            .sum::<usize>(),
+    );
+    out.push('[');
+    for (i, part) in parts.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match part {
+            Some(text) => write_str(&mut out, text),
+            None => out.push_str("null"),
+        }
+    }
+    out.push(']');
     Some(out)
 }
 

@@ -1,0 +1,62 @@
+//! Sealing and opening a 200-byte `requestState` with every claim: audience, a principal bound
+//! from a verified identity, and the request binding (method, tool, arguments digest).
+//! Compare with the Python SDK: `scripts/bench_sealing.sh` runs both.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_runtime::auth::Identity;
+use mcp_runtime::state::{RequestBinding, RequestStateSecurity, StateBoundary};
+use serde_json::{Value, json};
+
+/// The state and call the Python comparison uses too (`scripts/bench_python_request_state.py`).
+pub const STATE_LEN: usize = 200;
+
+fn setup() -> (StateBoundary, RequestBinding, Identity, String) {
+    let security = RequestStateSecurity::keys(["benchmark-secret-0123456789abcdef0123456789"])
+        .expect("a valid key");
+    let boundary = StateBoundary::new(security, "bench").expect("a valid boundary");
+    let binding = RequestBinding::new(
+        "tools/call",
+        "provision",
+        Some(&json!({"name": "orders", "region": "eu-west-1"})),
+    );
+    let identity = Identity {
+        client_id: Some("bench-client".into()),
+        issuer: Some("https://issuer.example".into()),
+        subject: Some("user-42".into()),
+        ..Identity::default()
+    };
+    let state = "s".repeat(STATE_LEN);
+    (boundary, binding, identity, state)
+}
+
+fn sealing(c: &mut Criterion) {
+    let (boundary, binding, identity, state) = setup();
+    let token = boundary
+        .seal(&state, &binding, Some(&identity))
+        .expect("seal");
+    let token_value = Value::String(token.clone());
+    assert_eq!(
+        boundary.open(&token_value, &binding, Some(&identity)).ok(),
+        Some(state.clone())
+    );
+
+    c.bench_function("seal_200b_all_claims", |b| {
+        b.iter(|| boundary.seal(black_box(&state), &binding, Some(&identity)))
+    });
+    c.bench_function("open_200b_all_claims", |b| {
+        b.iter(|| boundary.open(black_box(&token_value), &binding, Some(&identity)))
+    });
+    c.bench_function("seal_and_open_200b_all_claims", |b| {
+        b.iter(|| {
+            let token = boundary
+                .seal(black_box(&state), &binding, Some(&identity))
+                .expect("seal");
+            boundary.open(&Value::String(token), &binding, Some(&identity))
+        })
+    });
+}
+
+criterion_group!(benches, sealing);
+criterion_main!(benches);
