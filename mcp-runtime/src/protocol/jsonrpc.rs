@@ -327,7 +327,12 @@ impl Serialize for ErrorResponse<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Response", 3)?;
         st.serialize_field("jsonrpc", "2.0")?;
-        st.serialize_field("id", &self.id)?;
+        // MCP's schemas make `id` optional and never null: an error that answers no readable
+        // request (a parse error) leaves it out.
+        match self.id {
+            Some(id) => st.serialize_field("id", id)?,
+            None => st.skip_field("id")?,
+        }
         st.serialize_field("error", self.error)?;
         st.end()
     }
