@@ -329,8 +329,7 @@ async fn client_requests(drive: impl AsyncFnOnce(&Client)) -> Vec<Value> {
         }
     });
     drive(&client).await;
-    let requests = seen.lock().expect("log").clone();
-    requests
+    std::mem::take(&mut *seen.lock().expect("log"))
 }
 
 #[tokio::test]
