@@ -547,3 +547,119 @@ async fn a_round_finishes_on_another_instance_only_if_it_shares_the_keys() {
                "data": {"reason": "invalid_request_state"}})
     );
 }
+
+/// A 2025-11-25 client on the raw wire: `initialize`, then a call whose Resolve parameters
+/// arrive as real server→client requests on the same connection.
+mod legacy_back_channel {
+    use super::*;
+    use mcp::transport::{Duplex, memory};
+
+    struct Legacy {
+        end: Duplex,
+    }
+
+    impl Legacy {
+        async fn start(capabilities: Value) -> Self {
+            let (end, server_end) = memory::pair();
+            let server = server(RequestStateSecurity::ephemeral())
+                .build()
+                .expect("server");
+            tokio::spawn(async move { server.serve(server_end).await });
+            let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                "clientInfo": {"name": "old", "version": "1"}}});
+            end.outgoing.send(init.to_string()).await.expect("send");
+            let mut legacy = Self { end };
+            let reply = legacy.recv().await;
+            assert_eq!(reply["result"]["protocolVersion"], "2025-11-25", "{reply}");
+            let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            legacy.send(initialized).await;
+            legacy
+        }
+
+        async fn send(&mut self, message: Value) {
+            self.end
+                .outgoing
+                .send(message.to_string())
+                .await
+                .expect("send");
+        }
+
+        async fn recv(&mut self) -> Value {
+            let line =
+                tokio::time::timeout(std::time::Duration::from_secs(5), self.end.incoming.recv())
+                    .await
+                    .expect("an answer in time")
+                    .expect("open")
+                    .expect("a frame");
+            serde_json::from_str(&line).expect("json")
+        }
+    }
+
+    #[tokio::test]
+    async fn resolve_parameters_become_server_to_client_requests() {
+        let mut client = Legacy::start(json!({"elicitation": {}})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "provision", "arguments": {"name": "orders"}}}))
+            .await;
+        let ask_region = client.recv().await;
+        assert_eq!(ask_region["method"], "elicitation/create", "{ask_region}");
+        assert_eq!(
+            ask_region["params"]["message"],
+            "Which region should 'orders' live in?"
+        );
+        client
+            .send(json!({"jsonrpc": "2.0", "id": ask_region["id"], "result": {
+                "action": "accept", "content": {"region": "us-east-1"}}}))
+            .await;
+        let ask_confirm = client.recv().await;
+        assert_eq!(
+            ask_confirm["params"]["message"],
+            "Provision 'orders' in UsEast1?"
+        );
+        client
+            .send(
+                json!({"jsonrpc": "2.0", "id": ask_confirm["id"], "result": {
+                "action": "accept", "content": {"ok": true}}}),
+            )
+            .await;
+        let done = client.recv().await;
+        assert_eq!(done["id"], 2);
+        assert_eq!(
+            done["result"]["content"][0]["text"],
+            "Provisioned 'orders' in UsEast1."
+        );
+        assert!(
+            done["result"].get("resultType").is_none(),
+            "2025 results carry no resultType"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_session_capabilities_gate_the_back_channel() {
+        let mut client = Legacy::start(json!({})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "pair", "arguments": {}}}))
+            .await;
+        let reply = client.recv().await;
+        assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    }
+
+    #[tokio::test]
+    async fn a_client_error_ends_the_call_with_an_error_result() {
+        let mut client = Legacy::start(json!({"elicitation": {}})).await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "reworded", "arguments": {}}}))
+            .await;
+        let ask = client.recv().await;
+        client
+            .send(json!({"jsonrpc": "2.0", "id": ask["id"], "error": {
+                "code": -32600, "message": "Elicitation not supported"}}))
+            .await;
+        let done = client.recv().await;
+        assert_eq!(done["result"]["isError"], true, "{done}");
+    }
+}

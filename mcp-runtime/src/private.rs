@@ -10,8 +10,8 @@ pub use crate::protocol::{
     Outcome, ReadResourceParams, ReadResourceResult,
 };
 pub use crate::resolve::{
-    Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, FromElicitation, Halt,
-    Rounds, enum_schema, form_schema,
+    CallBack, Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo,
+    FromElicitation, Halt, Rounds, enum_schema, form_schema,
 };
 pub use crate::server::app::{
     FromTemplateVar, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptArgumentInfo,

@@ -117,8 +117,8 @@ fn names_used(tokens: TokenStream) -> BTreeSet<String> {
 
 /// Code that fills every Resolve parameter or stops the call: it expects `__mcp_context` (with
 /// the round attached) in scope, and the arguments and context parameters already bound. On a
-/// `Halt`, it evaluates `halt` with `__mcp_halt` in scope; when questions remain, it returns
-/// `ask` with `__mcp_rounds` in scope.
+/// `Halt`, it returns `halt` with `__mcp_halt` in scope; when a 2026-07-28 round has questions,
+/// it returns `ask` with `__mcp_rounds` in scope.
 pub fn resolution(
     params: &[Param],
     plan: &Plan,
@@ -177,11 +177,23 @@ pub fn resolution(
         steps.push(step);
     }
     let resolved: Vec<&Ident> = plan.steps.iter().map(|(i, _)| &params[*i].ident).collect();
+    // A 2026-07-28 round returns its questions; a 2025-11-25 session asks them over the
+    // back-channel and goes round again in the same call.
     quote! {
         let mut __mcp_rounds = #p::Rounds::open(&__mcp_context, #subject);
-        #(#steps)*
-        let (#(::core::option::Option::Some(#resolved),)*) = (#(#resolved,)*) else {
-            return #ask;
+        let (#(#resolved,)*) = loop {
+            #(#steps)*
+            if let (#(::core::option::Option::Some(#resolved),)*) = (#(#resolved,)*) {
+                break (#(#resolved,)*);
+            }
+            match __mcp_rounds.call_back(&__mcp_context).await {
+                ::core::result::Result::Ok(()) => {}
+                ::core::result::Result::Err(#p::CallBack::Ask) => return #ask,
+                ::core::result::Result::Err(#p::CallBack::Halt(__mcp_halt)) => return #halt,
+                ::core::result::Result::Err(#p::CallBack::Failed(error)) => {
+                    return ::core::result::Result::Err(error);
+                }
+            }
         };
     }
 }

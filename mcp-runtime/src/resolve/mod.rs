@@ -15,4 +15,4 @@ pub use answers::{Elicit, Elicited, FromElicitation, ListRoots, Sample};
 pub use elicitation::{
     Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
 };
-pub use rounds::{Halt, Rounds};
+pub use rounds::{CallBack, Halt, Rounds};

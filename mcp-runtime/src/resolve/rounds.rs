@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    InputRequest, InputRequiredResult, ListRootsResult,
+    CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Generation,
+    InputRequest, InputRequiredResult, ListRootsResult, McpError,
 };
 use crate::server::RequestContext;
 
@@ -13,6 +13,17 @@ use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
 use super::elicitation::Elicitation;
 use super::ledger::{Entry, Ledger, question_digest};
 use super::validate::fits;
+
+/// Why [`Rounds::call_back`] did not get the answers.
+#[derive(Debug)]
+pub enum CallBack {
+    /// A 2026-07-28 request: return the round's questions as an `InputRequiredResult`.
+    Ask,
+    /// The call ends with this message (an answer the function cannot use).
+    Halt(Halt),
+    /// The call ends with this protocol error (a capability the client did not declare).
+    Failed(McpError),
+}
 
 /// Why a call stops before its function runs: the message for the client (an `isError` tool
 /// result, or an error for a prompt or resource). It never carries parser internals.
@@ -111,6 +122,49 @@ impl Rounds {
     /// Whether this round has questions to send (the function cannot run yet).
     pub fn is_asking(&self) -> bool {
         !self.questions.is_empty()
+    }
+
+    /// In a 2025-11-25 session, asks this round's questions over the back-channel (real
+    /// `elicitation/create`, `sampling/createMessage`, `roots/list` requests) and takes their
+    /// answers as this round's responses, so the same function serves both generations.
+    pub async fn call_back(&mut self, ctx: &RequestContext) -> Result<(), CallBack> {
+        if ctx.generation() != Generation::Legacy || self.questions.is_empty() {
+            return Err(CallBack::Ask);
+        }
+        let mut check = InputRequiredResult::new();
+        for (key, request) in &self.questions {
+            check = check.ask(key.clone(), request.clone());
+        }
+        if let Some(missing) = check.missing_capabilities(ctx.client_capabilities()) {
+            return Err(CallBack::Failed(McpError::missing_capability(
+                "This request needs client capabilities it did not declare",
+                &missing,
+            )));
+        }
+        let answered = std::mem::take(&mut self.next.answers);
+        self.previous.answers.extend(answered);
+        self.previous.asked.clear();
+        self.responses.clear();
+        for (key, request) in std::mem::take(&mut self.questions) {
+            let params = serde_json::to_value(&request)
+                .ok()
+                .and_then(|mut v| v.get_mut("params").map(Value::take))
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            let answer = ctx
+                .call_client(request.method(), &params)
+                .await
+                .map_err(|error| {
+                    CallBack::Halt(Halt(format!(
+                        "{}: the client could not answer `{key}`: {}",
+                        self.subject, error.message
+                    )))
+                })?;
+            self.previous
+                .asked
+                .insert(key.clone(), question_digest(&request));
+            self.responses.insert(key, answer);
+        }
+        Ok(())
     }
 
     /// The round's questions (all asked together) and the state that carries the answers so far.

@@ -8,6 +8,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
+
+use super::session::Connection;
 use crate::protocol::{
     ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
     LoggingMessageParams, ProgressParams, ProgressToken, RequestId, notification_line,
@@ -60,6 +62,7 @@ struct ContextInner {
     identity: Option<Arc<Identity>>,
     cancellation: CancellationToken,
     sink: NotificationSink,
+    connection: Arc<Connection>,
 }
 
 /// The facts a [`RequestContext`] is built from.
@@ -76,6 +79,7 @@ pub(crate) struct ContextParts {
     pub identity: Option<Arc<Identity>>,
     pub cancellation: CancellationToken,
     pub sink: NotificationSink,
+    pub connection: Arc<Connection>,
 }
 
 impl RequestContext {
@@ -92,6 +96,7 @@ impl RequestContext {
             identity,
             cancellation,
             sink,
+            connection,
         } = parts;
         Self {
             inner: Arc::new(ContextInner {
@@ -106,9 +111,26 @@ impl RequestContext {
                 identity,
                 cancellation,
                 sink,
+                connection,
             }),
             round: None,
         }
+    }
+
+    /// Sends a request to the client and waits for its answer: the 2025-11-25 back-channel
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`). A 2026-07-28 request
+    /// cannot call the client (return an `InputRequiredResult` instead); this fails there.
+    pub async fn call_client(
+        &self,
+        method: &str,
+        params: &Value,
+    ) -> Result<Value, crate::protocol::McpError> {
+        if self.inner.generation != Generation::Legacy {
+            return Err(crate::protocol::McpError::internal(
+                "A 2026-07-28 request cannot call the client; return an InputRequiredResult",
+            ));
+        }
+        self.inner.connection.call_client(method, params).await
     }
 
     /// The answers the client sent in this round (`None` on a first round), for a tool, prompt

@@ -148,6 +148,7 @@ impl Server {
             identity: exchange.identity.clone(),
             cancellation: exchange.cancellation.clone(),
             sink: exchange.sink.clone(),
+            connection: exchange.connection.clone(),
         })
     }
 

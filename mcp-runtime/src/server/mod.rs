@@ -5,6 +5,7 @@
 //! Transports ([`crate::transport`]) feed it messages.
 
 pub mod app;
+mod back_channel;
 mod builder;
 mod context;
 mod dispatch;

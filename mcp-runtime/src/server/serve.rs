@@ -30,6 +30,7 @@ impl Server {
             outgoing,
         } = duplex;
         let connection = Arc::new(Connection::new());
+        connection.attach_client_channel(outgoing.clone());
         let in_flight: InFlight = Arc::default();
         let sink = NotificationSink::new(outgoing.clone());
         let mut tasks = JoinSet::new();
@@ -120,10 +121,15 @@ impl Server {
                     self.on_notification(notification, &connection, &in_flight);
                 }
                 Ok(Incoming::Response(response)) => {
-                    tracing::debug!(id = %response.id, "dropped a response to no request of ours");
+                    let id = response.id.clone();
+                    if !connection.deliver_client_response(response) {
+                        tracing::debug!(%id, "dropped a response to no request of ours");
+                    }
                 }
             }
         }
+        // Requests still waiting on the client can never be answered now.
+        connection.close();
         while tasks.join_next().await.is_some() {}
     }
 

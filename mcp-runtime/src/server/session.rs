@@ -3,7 +3,12 @@
 
 use std::sync::Mutex;
 
-use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse};
+
+use super::back_channel::BackChannel;
 
 /// What a 2025-11-25 client declared at `initialize`.
 #[derive(Debug, Clone)]
@@ -24,6 +29,7 @@ pub struct LegacySession {
 #[derive(Debug, Default)]
 pub struct Connection {
     legacy: Mutex<Option<LegacySession>>,
+    back_channel: BackChannel,
 }
 
 impl Connection {
@@ -35,6 +41,27 @@ impl Connection {
     /// The 2025-11-25 session, if `initialize` has succeeded on this connection.
     pub fn legacy_session(&self) -> Option<LegacySession> {
         self.lock().clone()
+    }
+
+    /// Lets this connection send requests to its (2025-11-25) client through `outgoing`.
+    pub fn attach_client_channel(&self, outgoing: mpsc::Sender<String>) {
+        self.back_channel.attach(outgoing);
+    }
+
+    /// Sends a request to the client and waits for its answer (2025-11-25 sessions only).
+    pub async fn call_client(&self, method: &str, params: &Value) -> Result<Value, McpError> {
+        self.back_channel.call(method, params).await
+    }
+
+    /// Routes a response from the client to the server request awaiting it; `false` when
+    /// none is.
+    pub fn deliver_client_response(&self, response: RawResponse) -> bool {
+        self.back_channel.deliver(response)
+    }
+
+    /// Ends the back-channel: waiting requests fail.
+    pub fn close(&self) {
+        self.back_channel.close();
     }
 
     pub(crate) fn open_legacy(&self, session: LegacySession) -> bool {
