@@ -10,7 +10,7 @@ pub use mcp_runtime::protocol::{
 };
 pub use mcp_runtime::resolve::{Elicit, Elicited, ListRoots, Sample};
 pub use mcp_runtime::server::app::Json;
-pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context};
+pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context, State};
 
 /// Turns an `async fn` into an MCP tool.
 ///

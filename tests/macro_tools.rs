@@ -293,3 +293,51 @@ async fn an_unknown_tool_is_invalid_params() {
         .expect_err("unknown");
     assert!(error.to_string().contains("Unknown tool: nope"), "{error}");
 }
+
+mod shared_state {
+    use super::*;
+    use mcp::State;
+
+    struct Counter {
+        start: u32,
+    }
+
+    struct Greeting(String);
+
+    /// Adds to the shared counter's start.
+    #[mcp::tool]
+    async fn bump(by: u32, counter: State<Counter>, ctx: Context) -> String {
+        let greeting = ctx
+            .state::<Greeting>()
+            .map(|g| g.0.clone())
+            .unwrap_or_default();
+        format!("{greeting} {}", counter.start + by)
+    }
+
+    #[tokio::test]
+    async fn handlers_receive_registered_state() {
+        let duplex = McpServer::new("stateful")
+            .state(Counter { start: 40 })
+            .state(Greeting("hi".into()))
+            .tools(mcp::tools![bump])
+            .serve_in_memory()
+            .expect("valid");
+        let client = Client::connect(duplex, Implementation::new("t", "1"));
+        let result = call(&client, "bump", json!({"by": 2})).await;
+        assert_eq!(text(&result), "hi 42");
+    }
+
+    #[test]
+    fn missing_state_is_a_build_error_naming_the_type() {
+        let error = McpServer::new("stateless")
+            .tools(mcp::tools![bump])
+            .build()
+            .expect_err("no Counter");
+        let message = error.to_string();
+        assert!(
+            message.starts_with("tool `bump` takes `State<"),
+            "{message}"
+        );
+        assert!(message.contains("Counter"), "{message}");
+    }
+}

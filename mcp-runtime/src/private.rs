@@ -18,4 +18,4 @@ pub use crate::server::app::{
     PromptArgumentType, PromptDef, PromptEntry, PromptInfo, ResourceDef, ResourceEntry,
     ResourceInfo, TemplateVars, ToolDef, ToolEntry, ToolInfo, input_schema, take_arg, take_arg_or,
 };
-pub use crate::server::{BoxFuture, RequestContext};
+pub use crate::server::{BoxFuture, FromAppState, RequestContext, StateKey};

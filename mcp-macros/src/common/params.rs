@@ -4,7 +4,7 @@ use syn::{Attribute, Expr, FnArg, Ident, Pat, Type};
 
 use crate::common::attrs::{string, unknown_key};
 use crate::common::errors::Errors;
-use crate::common::types::{ResolveKind, is_context, resolve_kind};
+use crate::common::types::{ResolveKind, is_context, is_state, resolve_kind};
 
 /// One parameter of the function.
 pub struct Param {
@@ -26,6 +26,8 @@ pub enum ParamKind {
     },
     /// The request context.
     Context,
+    /// Shared application state (`State<T>`).
+    State,
     /// Asked of the client by the runtime.
     Resolve {
         kind: ResolveKind,
@@ -102,6 +104,11 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             errors.at(&ty, "`#[mcp(..)]` does not apply to the request context");
         }
         ParamKind::Context
+    } else if is_state(&ty) {
+        if consumed_mcp {
+            errors.at(&ty, "`#[mcp(..)]` does not apply to shared state");
+        }
+        ParamKind::State
     } else if let Some(kind) = resolve_kind(&ty) {
         if let Some(ArgDefault::Trait | ArgDefault::Expr(_)) = default {
             errors.at(
@@ -157,4 +164,35 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
         }
     };
     Some(Param { ident, ty, kind })
+}
+
+/// `&[<T as FromAppState>::key, …]` for the shared-state parameters: checked when the server is
+/// built, so a missing `.state(…)` is an error at startup, not on the first call.
+pub fn state_requirements(params: &[Param]) -> proc_macro2::TokenStream {
+    let p = crate::common::paths::private();
+    let keys = params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::State))
+        .map(|param| {
+            let ty = &param.ty;
+            quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as #p::FromAppState>::key)
+        });
+    quote::quote!(&[#(#keys),*])
+}
+
+/// The binding of a shared-state parameter from `__mcp_context`.
+pub fn state_binding(param: &Param) -> proc_macro2::TokenStream {
+    let p = crate::common::paths::private();
+    let ident = &param.ident;
+    let ty = &param.ty;
+    quote::quote_spanned! {syn::spanned::Spanned::span(ty)=>
+        let #ident: #ty = match <#ty as #p::FromAppState>::from_state(__mcp_context.app_state()) {
+            ::core::option::Option::Some(value) => value,
+            ::core::option::Option::None => {
+                return ::core::result::Result::Err(#p::McpError::internal(
+                    "a shared state value is missing",
+                ));
+            }
+        };
+    }
 }

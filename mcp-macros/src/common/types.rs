@@ -37,6 +37,13 @@ pub fn is_context(ty: &Type) -> bool {
     })
 }
 
+/// `State<T>`: shared application state.
+pub fn is_state(ty: &Type) -> bool {
+    last_segment(ty).is_some_and(|s| {
+        s.ident == "State" && matches!(s.arguments, PathArguments::AngleBracketed(_))
+    })
+}
+
 /// `Elicit<T>`, `Elicited<T>`, `Sample` or `ListRoots`.
 pub fn resolve_kind(ty: &Type) -> Option<ResolveKind> {
     let segment = last_segment(ty)?;

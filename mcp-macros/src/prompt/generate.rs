@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::docs::Docs;
-use crate::common::params::ParamKind;
+use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
 use crate::common::resolve::{Plan, resolution};
 
@@ -52,6 +52,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
                 takes_context = true;
                 bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
             }
+            ParamKind::State => bindings.push(state_binding(param)),
             ParamKind::Resolve { .. } => {}
         }
     }
@@ -81,6 +82,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
             );
         }
     });
+    let requires = state_requirements(&prompt.params);
     let call_args = prompt.params.iter().map(|param| &param.ident);
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoPromptOutcome>::into_prompt_outcome(__mcp_returned, #name)
@@ -112,6 +114,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
                             title: #title,
                             description: #description,
                             arguments: __MCP_ARGUMENTS,
+                            requires: #requires,
                         },
                         __mcp_call,
                     )

@@ -25,6 +25,7 @@ fn check_static(resource: &ResourceFn, errors: &mut Errors) {
     let uri = resource.uri.value();
     for param in &resource.params {
         let message = match param.kind {
+            ParamKind::State => continue,
             ParamKind::Context => format!(
                 "a static resource cannot take the request context: `{uri}` names no request \
                  to read it for; use a template (`…/{{name}}`) if it depends on the request"

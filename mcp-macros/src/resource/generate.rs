@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::common::params::ParamKind;
+use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
 use crate::common::resolve::{Plan, resolution};
 
@@ -41,6 +41,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
                 takes_context = true;
                 bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
             }
+            ParamKind::State => bindings.push(state_binding(param)),
             ParamKind::Resolve { .. } => {}
         }
     }
@@ -80,6 +81,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
             );
         }
     });
+    let requires = state_requirements(&resource.params);
     let call_args = resource.params.iter().map(|param| &param.ident);
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoResourceOutcome>::into_resource_outcome(
@@ -111,6 +113,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
                         title: #title,
                         description: #description,
                         mime_type: #mime_type,
+                        requires: #requires,
                     };
                     // The macro checked the template against the same grammar.
                     match #p::ResourceEntry::new(info, __mcp_call) {

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::common::paths::{SCHEMARS_CRATE, private};
 
-use crate::common::params::{ArgDefault, ParamKind};
+use crate::common::params::{ArgDefault, ParamKind, state_binding, state_requirements};
 use crate::common::resolve::{Plan, resolution};
 
 use super::model::ToolFn;
@@ -54,7 +54,7 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
             );
         }
     });
-    let bindings = bindings(tool, asks);
+    let bindings = bindings(tool);
     let round = (takes_context || asks).then(|| {
         quote! {
             let __mcp_context = __mcp_context.with_round(
@@ -162,6 +162,7 @@ fn info(tool: &ToolFn) -> TokenStream {
     let destructive = hint(tool.hints.destructive);
     let idempotent = hint(tool.hints.idempotent);
     let open_world = hint(tool.hints.open_world);
+    let requires = state_requirements(&tool.params);
     quote! {
         #p::ToolInfo {
             name: #name,
@@ -171,6 +172,7 @@ fn info(tool: &ToolFn) -> TokenStream {
             destructive: #destructive,
             idempotent: #idempotent,
             open_world: #open_world,
+            requires: #requires,
         }
     }
 }
@@ -229,15 +231,9 @@ fn wire_name_ident(wire_name: &str) -> String {
 }
 
 /// `let` bindings that fill every parameter before the call.
-fn bindings(tool: &ToolFn, asks: bool) -> Vec<TokenStream> {
+fn bindings(tool: &ToolFn) -> Vec<TokenStream> {
     let p = private();
     let tool_name = &tool.name.0;
-    let contexts = tool
-        .params
-        .iter()
-        .filter(|param| matches!(param.kind, ParamKind::Context))
-        .count();
-    let mut contexts_left = contexts;
     tool.params
         .iter()
         .map(|param| {
@@ -274,14 +270,11 @@ fn bindings(tool: &ToolFn, asks: bool) -> Vec<TokenStream> {
                         };
                     }
                 }
+                // A cheap handle clone: the context stays usable for later bindings.
                 ParamKind::Context => {
-                    contexts_left -= 1;
-                    if contexts_left == 0 && !asks {
-                        quote!(let #ident = __mcp_context;)
-                    } else {
-                        quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
-                    }
+                    quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
                 }
+                ParamKind::State => state_binding(param),
                 // Filled by the resolution block.
                 ParamKind::Resolve { .. } => quote!(),
             }

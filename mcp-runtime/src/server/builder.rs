@@ -14,6 +14,7 @@ use crate::protocol::{
 use crate::state::{ConfigError, RequestStateSecurity, StateBoundary};
 
 use super::Server;
+use super::app_state::AppState;
 use super::context::RequestContext;
 use super::handlers::{Handler, erase};
 
@@ -62,6 +63,7 @@ pub struct ServerBuilder {
     pub(crate) max_message_size: usize,
     pub(crate) logging: bool,
     pub(crate) state: Option<StateBoundary>,
+    pub(crate) app_state: AppState,
 }
 
 impl ServerBuilder {
@@ -75,6 +77,7 @@ impl ServerBuilder {
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             logging: true,
             state: None,
+            app_state: AppState::default(),
         }
     }
 
@@ -278,6 +281,19 @@ impl ServerBuilder {
             logging: if self.logging { empty() } else { None },
             ..ServerCapabilities::default()
         }
+    }
+
+    /// Shares `value` with every handler: `ctx.state::<T>()`, or an `mcp::State<T>` parameter
+    /// of a macro-built handler. One value per type; a second call for the same type replaces
+    /// the first.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_state.insert(value);
+        self
+    }
+
+    pub(crate) fn with_app_state(mut self, app_state: AppState) -> Self {
+        self.app_state = app_state;
+        self
     }
 
     /// Seals every `requestState` this server mints and opens every one it receives, under

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
 
+use super::app_state::{AppState, State};
 use super::session::Connection;
 use crate::protocol::{
     ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
@@ -63,6 +64,7 @@ struct ContextInner {
     cancellation: CancellationToken,
     sink: NotificationSink,
     connection: Arc<Connection>,
+    app_state: Arc<AppState>,
 }
 
 /// The facts a [`RequestContext`] is built from.
@@ -80,6 +82,7 @@ pub(crate) struct ContextParts {
     pub cancellation: CancellationToken,
     pub sink: NotificationSink,
     pub connection: Arc<Connection>,
+    pub app_state: Arc<AppState>,
 }
 
 impl RequestContext {
@@ -97,6 +100,7 @@ impl RequestContext {
             cancellation,
             sink,
             connection,
+            app_state,
         } = parts;
         Self {
             inner: Arc::new(ContextInner {
@@ -112,9 +116,20 @@ impl RequestContext {
                 cancellation,
                 sink,
                 connection,
+                app_state,
             }),
             round: None,
         }
+    }
+
+    /// Shared state of type `T` registered on the server, if any.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.app_state.get::<T>()
+    }
+
+    /// All of the server's shared state.
+    pub fn app_state(&self) -> &AppState {
+        &self.inner.app_state
     }
 
     /// Sends a request to the client and waits for its answer: the 2025-11-25 back-channel

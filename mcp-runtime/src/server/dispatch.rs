@@ -149,6 +149,7 @@ impl Server {
             cancellation: exchange.cancellation.clone(),
             sink: exchange.sink.clone(),
             connection: exchange.connection.clone(),
+            app_state: self.inner.app_state.clone(),
         })
     }
 

@@ -5,6 +5,7 @@
 //! Transports ([`crate::transport`]) feed it messages.
 
 pub mod app;
+mod app_state;
 mod back_channel;
 mod builder;
 mod context;
@@ -17,6 +18,7 @@ mod session;
 use std::sync::Arc;
 
 pub use app::{BuildError, McpServer};
+pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
 pub use context::{NotificationSink, RequestContext};
 pub use dispatch::Exchange;
@@ -40,6 +42,7 @@ struct Inner {
     handlers: Handlers,
     max_message_size: usize,
     state: Option<StateBoundary>,
+    app_state: Arc<AppState>,
     modern: Stamp,
     legacy: Stamp,
 }
@@ -67,6 +70,7 @@ impl Server {
                 handlers: b.handlers,
                 max_message_size: b.max_message_size,
                 state: b.state,
+                app_state: Arc::new(b.app_state),
                 modern,
                 legacy,
             }),

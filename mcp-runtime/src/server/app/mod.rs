@@ -21,6 +21,7 @@ use crate::protocol::{CallToolResult, Implementation, McpError, Outcome};
 use crate::state::{ConfigError, RequestStateSecurity};
 use crate::transport::{Duplex, memory};
 
+use super::app_state::AppState;
 use super::{Server, ServerBuilder};
 use resources::Listing;
 
@@ -63,6 +64,7 @@ pub struct McpServer {
     prompts: Vec<PromptEntry>,
     resources: Vec<ResourceEntry>,
     security: RequestStateSecurity,
+    app_state: AppState,
 }
 
 /// Why an [`McpServer`] could not be built.
@@ -82,6 +84,19 @@ pub enum BuildError {
         /// Position of the second.
         second: usize,
     },
+    /// A handler takes shared state that was never registered.
+    #[error(
+        "{kind} `{name}` takes `State<{state}>`, but no `{state}` was registered: add \
+         `.state(value)` to the server"
+    )]
+    MissingState {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name (or URI).
+        name: String,
+        /// The missing type.
+        state: &'static str,
+    },
     /// The request-state policy is unusable.
     #[error(transparent)]
     RequestState(#[from] ConfigError),
@@ -96,6 +111,7 @@ impl McpServer {
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
+            app_state: AppState::default(),
             security: RequestStateSecurity::ephemeral(),
         }
     }
@@ -130,6 +146,30 @@ impl McpServer {
         self
     }
 
+    /// Shares `value` with every handler that takes an `mcp::State<T>` parameter (one value
+    /// per type).
+    ///
+    /// A handler reads it as `inventory: mcp::State<Inventory>` (see the `mcp` facade), or
+    /// with `ctx.state::<Inventory>()`.
+    ///
+    /// ```
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// struct Inventory {
+    ///     items: Vec<String>,
+    /// }
+    ///
+    /// let server = McpServer::new("shop")
+    ///     .state(Inventory { items: vec!["apple".into()] })
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app_state.insert(value);
+        self
+    }
+
     /// How `requestState` is sealed (default: a random per-process key).
     pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
         self.security = security;
@@ -144,7 +184,32 @@ impl McpServer {
             self.prompts.iter().map(|e| e.prompt.name.as_str()),
         )?;
         unique("resource", self.resources.iter().map(ResourceEntry::uri))?;
-        let mut builder = Server::builder(self.info).request_state_security(self.security)?;
+        let needs = self
+            .tools
+            .iter()
+            .map(|e| ("tool", e.tool.name.as_str(), &e.requires))
+            .chain(
+                self.prompts
+                    .iter()
+                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.requires)),
+            )
+            .chain(
+                self.resources
+                    .iter()
+                    .map(|e| ("resource", e.uri(), &e.requires)),
+            );
+        for (kind, name, requires) in needs {
+            if let Some(missing) = requires.iter().find(|key| !self.app_state.contains(key)) {
+                return Err(BuildError::MissingState {
+                    kind,
+                    name: name.to_owned(),
+                    state: missing.name,
+                });
+            }
+        }
+        let mut builder = Server::builder(self.info)
+            .request_state_security(self.security)?
+            .with_app_state(self.app_state);
         if let Some(instructions) = self.instructions {
             builder = builder.instructions(instructions);
         }

@@ -7,7 +7,7 @@ use crate::protocol::{
     GetPromptParams, GetPromptResult, InputRequiredResult, McpError, Outcome, Prompt,
     PromptArgument, PromptMessage,
 };
-use crate::server::{BoxFuture, RequestContext};
+use crate::server::{BoxFuture, RequestContext, StateKey};
 
 /// What answers a `prompts/get` of one prompt.
 pub type PromptCall =
@@ -35,6 +35,8 @@ pub struct PromptInfo {
     pub description: Option<&'static str>,
     /// Its arguments.
     pub arguments: &'static [PromptArgumentInfo],
+    /// The shared state types its parameters take (checked when the server is built).
+    pub requires: &'static [fn() -> StateKey],
 }
 
 /// One registered prompt.
@@ -42,6 +44,7 @@ pub struct PromptInfo {
 pub struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) call: PromptCall,
+    pub(crate) requires: Vec<StateKey>,
 }
 
 impl PromptEntry {
@@ -64,7 +67,11 @@ impl PromptEntry {
             arguments: (!arguments.is_empty()).then_some(arguments),
             ..Prompt::default()
         };
-        Self { prompt, call }
+        Self {
+            prompt,
+            call,
+            requires: info.requires.iter().map(|key| key()).collect(),
+        }
     }
 
     /// How the prompt is listed.

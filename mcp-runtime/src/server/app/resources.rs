@@ -11,7 +11,7 @@ use crate::protocol::{
     BlobResourceContents, InputRequiredResult, McpError, Outcome, ReadResourceParams,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
 };
-use crate::server::{BoxFuture, RequestContext};
+use crate::server::{BoxFuture, RequestContext, StateKey};
 
 use super::uri_template::{TemplateError, UriTemplate};
 
@@ -38,6 +38,8 @@ pub struct ResourceInfo {
     pub description: Option<&'static str>,
     /// The MIME type of its contents.
     pub mime_type: Option<&'static str>,
+    /// The shared state types its parameters take (checked when the server is built).
+    pub requires: &'static [fn() -> StateKey],
 }
 
 /// One registered resource or resource template.
@@ -46,6 +48,7 @@ pub struct ResourceEntry {
     pub(crate) listing: Listing,
     pub(crate) template: UriTemplate,
     pub(crate) call: ResourceCall,
+    pub(crate) requires: Vec<StateKey>,
 }
 
 /// Where a resource is listed.
@@ -81,6 +84,7 @@ impl ResourceEntry {
             listing,
             template,
             call,
+            requires: info.requires.iter().map(|key| key()).collect(),
         })
     }
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool, ToolAnnotations};
-use crate::server::{BoxFuture, RequestContext};
+use crate::server::{BoxFuture, RequestContext, StateKey};
 
 use super::schema::OutputSchema;
 
@@ -30,6 +30,8 @@ pub struct ToolInfo {
     pub idempotent: Option<bool>,
     /// Open-world hint.
     pub open_world: Option<bool>,
+    /// The shared state types its parameters take (checked when the server is built).
+    pub requires: &'static [fn() -> StateKey],
 }
 
 /// One registered tool: its listing and its call, ready for [`McpServer`](super::McpServer).
@@ -38,6 +40,7 @@ pub struct ToolEntry {
     pub(crate) tool: Tool,
     pub(crate) call: ToolCall,
     pub(crate) wraps_output: bool,
+    pub(crate) requires: Vec<StateKey>,
 }
 
 impl ToolEntry {
@@ -74,6 +77,7 @@ impl ToolEntry {
             tool,
             call,
             wraps_output: output.is_some_and(|o| o.wrapped),
+            requires: info.requires.iter().map(|key| key()).collect(),
         }
     }
 
