@@ -5,6 +5,7 @@ pub mod docs;
 pub mod errors;
 pub mod params;
 pub mod paths;
+pub mod registration;
 pub mod resolve;
 pub mod signature;
 pub mod types;

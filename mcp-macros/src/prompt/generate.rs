@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use crate::common::docs::Docs;
 use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
+use crate::common::registration::{self, PROMPT};
 use crate::common::resolve::{Plan, resolution};
 
 use super::model::PromptFn;
@@ -16,7 +17,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &prompt.item;
     let ident = &item.sig.ident;
-    let twin = twin(prompt);
+    let twin = registration::twin(&prompt.item, &PROMPT, &prompt.name.0);
     let name = &prompt.name.0;
     let title = match &prompt.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -74,14 +75,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
             );
         }
     });
-    let round = (takes_context || asks).then(|| {
-        quote! {
-            let __mcp_context = __mcp_context.with_round(
-                __mcp_params.input_responses,
-                __mcp_params.request_state,
-            );
-        }
-    });
+    let round = registration::attach_round(takes_context || asks);
     let requires = state_requirements(&prompt.params);
     let call_args = prompt.params.iter().map(|param| &param.ident);
     let into_outcome = quote_spanned!(ret.span()=>
@@ -134,34 +128,5 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
 }
 
 pub fn fallback(prompt: &PromptFn) -> TokenStream {
-    let p = private();
-    let item = &prompt.item;
-    if item.sig.receiver().is_some() {
-        return quote!(#item);
-    }
-    let ident = &item.sig.ident;
-    let twin = twin(prompt);
-    quote! {
-        #item
-        #twin
-        impl #p::PromptDef for #ident {
-            fn entry() -> #p::PromptEntry {
-                ::core::unreachable!()
-            }
-        }
-    }
-}
-
-fn twin(prompt: &PromptFn) -> TokenStream {
-    let vis = &prompt.item.vis;
-    let ident = &prompt.item.sig.ident;
-    let doc = format!(
-        "The MCP prompt `{}`; register it with `mcp::prompts![{ident}]`.",
-        prompt.name.0
-    );
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    }
+    registration::fallback(&prompt.item, &PROMPT, &prompt.name.0)
 }

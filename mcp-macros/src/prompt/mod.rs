@@ -5,19 +5,15 @@ mod model;
 mod parse;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 
 use crate::common::errors::Errors;
+use crate::common::registration::{PROMPT, finish, parse_fn};
 use crate::common::signature::{check_resolve, check_signature};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let item = match parse_fn(item, &PROMPT) {
         Ok(item) => item,
-        Err(e) => {
-            let error = syn::Error::new(e.span(), "`#[mcp::prompt]` goes on an `async fn`");
-            let error = error.to_compile_error();
-            return quote!(#error #item);
-        }
+        Err(tokens) => return tokens,
     };
     let mut errors = Errors::default();
     let prompt = parse::parse(attr, item, &mut errors);
@@ -30,11 +26,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         ));
     }
     let plan = crate::common::resolve::plan(&prompt.params, &mut errors);
-    if errors.is_empty() {
-        generate::generate(&prompt, &plan)
-    } else {
-        let compile_errors = errors.to_compile_errors();
-        let fallback = generate::fallback(&prompt);
-        quote!(#compile_errors #fallback)
-    }
+    finish(
+        &errors,
+        || generate::generate(&prompt, &plan),
+        || generate::fallback(&prompt),
+    )
 }

@@ -7,6 +7,7 @@ use syn::spanned::Spanned;
 
 use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
+use crate::common::registration::{self, RESOURCE};
 use crate::common::resolve::{Plan, resolution};
 
 use super::model::ResourceFn;
@@ -15,7 +16,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &resource.item;
     let ident = &item.sig.ident;
-    let twin = twin(resource);
+    let twin = registration::twin(&resource.item, &RESOURCE, &resource.uri.value());
     let uri = &resource.uri;
     let name = &resource.name;
     let option = |value: &Option<String>| match value {
@@ -63,14 +64,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
             );
         }
     });
-    let round = (takes_context || asks).then(|| {
-        quote! {
-            let __mcp_context = __mcp_context.with_round(
-                __mcp_params.input_responses,
-                __mcp_params.request_state,
-            );
-        }
-    });
+    let round = registration::attach_round(takes_context || asks);
     // Through the real type, so an alias of `Result<_, InputRequiredResult>` is caught too.
     let static_guard = resource.is_static().then(|| {
         quote_spanned! {ret.span()=>
@@ -138,34 +132,5 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
 }
 
 pub fn fallback(resource: &ResourceFn) -> TokenStream {
-    let p = private();
-    let item = &resource.item;
-    if item.sig.receiver().is_some() {
-        return quote!(#item);
-    }
-    let ident = &item.sig.ident;
-    let twin = twin(resource);
-    quote! {
-        #item
-        #twin
-        impl #p::ResourceDef for #ident {
-            fn entry() -> #p::ResourceEntry {
-                ::core::unreachable!()
-            }
-        }
-    }
-}
-
-fn twin(resource: &ResourceFn) -> TokenStream {
-    let vis = &resource.item.vis;
-    let ident = &resource.item.sig.ident;
-    let doc = format!(
-        "The MCP resource `{}`; register it with `mcp::resources![{ident}]`.",
-        resource.uri.value()
-    );
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    }
+    registration::fallback(&resource.item, &RESOURCE, &resource.uri.value())
 }

@@ -10,15 +10,12 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::common::errors::Errors;
+use crate::common::registration::{RESOURCE, finish, parse_fn};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let item = match parse_fn(item, &RESOURCE) {
         Ok(item) => item,
-        Err(e) => {
-            let error = syn::Error::new(e.span(), "`#[mcp::resource]` goes on an `async fn`");
-            let error = error.to_compile_error();
-            return quote!(#error #item);
-        }
+        Err(tokens) => return tokens,
     };
     let mut errors = Errors::default();
     let Some(resource) = parse::parse(attr, item.clone(), &mut errors) else {
@@ -27,11 +24,9 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     check::check(&resource, &mut errors);
     let plan = crate::common::resolve::plan(&resource.params, &mut errors);
-    if errors.is_empty() {
-        generate::generate(&resource, &plan)
-    } else {
-        let compile_errors = errors.to_compile_errors();
-        let fallback = generate::fallback(&resource);
-        quote!(#compile_errors #fallback)
-    }
+    finish(
+        &errors,
+        || generate::generate(&resource, &plan),
+        || generate::fallback(&resource),
+    )
 }

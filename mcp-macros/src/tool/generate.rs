@@ -6,6 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::paths::{SCHEMARS_CRATE, private};
+use crate::common::registration::{self, TOOL};
 
 use crate::common::params::{ArgDefault, ParamKind, state_binding, state_requirements};
 use crate::common::resolve::{Plan, resolution};
@@ -16,7 +17,7 @@ use super::model::ToolFn;
 pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     let p = private();
     let item = &tool.item;
-    let twin = twin(tool);
+    let twin = registration::twin(&tool.item, &TOOL, &tool.name.0);
     let ident = &tool.item.sig.ident;
     let ret = &tool.ret;
     let info = info(tool);
@@ -55,14 +56,7 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
         }
     });
     let bindings = bindings(tool);
-    let round = (takes_context || asks).then(|| {
-        quote! {
-            let __mcp_context = __mcp_context.with_round(
-                __mcp_params.input_responses,
-                __mcp_params.request_state,
-            );
-        }
-    });
+    let round = registration::attach_round(takes_context || asks);
     // Spanned at the function's name, so a non-`Send` future is reported there.
     let call_body = quote_spanned! {ident.span()=>
         ::std::boxed::Box::pin(async move {
@@ -113,40 +107,8 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     }
 }
 
-/// For a tool with errors: the function and its twin with a placeholder registration, so the
-/// errors reported are the real ones and nothing cascades from a missing item. A method gets
-/// neither (items cannot be declared inside an `impl`).
 pub fn fallback(tool: &ToolFn) -> TokenStream {
-    let p = private();
-    let item = &tool.item;
-    if item.sig.receiver().is_some() {
-        return quote!(#item);
-    }
-    let twin = twin(tool);
-    let ident = &tool.item.sig.ident;
-    quote! {
-        #item
-        #twin
-        impl #p::ToolDef for #ident {
-            fn entry() -> #p::ToolEntry {
-                ::core::unreachable!()
-            }
-        }
-    }
-}
-
-fn twin(tool: &ToolFn) -> TokenStream {
-    let vis = &tool.item.vis;
-    let ident = &tool.item.sig.ident;
-    let doc = format!(
-        "The MCP tool `{}`; register it with `mcp::tools![{ident}]`.",
-        tool.name.0
-    );
-    quote! {
-        #[doc = #doc]
-        #[allow(non_camel_case_types)]
-        #vis struct #ident {}
-    }
+    registration::fallback(&tool.item, &TOOL, &tool.name.0)
 }
 
 fn info(tool: &ToolFn) -> TokenStream {
