@@ -119,7 +119,7 @@ fn names_used(tokens: TokenStream) -> BTreeSet<String> {
 /// the round attached) in scope, and the arguments and context parameters already bound. On a
 /// `Halt`, it returns `halt` with `__mcp_halt` in scope; when a 2026-07-28 round has questions,
 /// it returns `ask` with `__mcp_rounds` in scope.
-pub fn resolution(
+fn resolution(
     params: &[Param],
     plan: &Plan,
     subject: &str,
@@ -196,4 +196,36 @@ pub fn resolution(
             }
         };
     }
+}
+
+/// The resolution block and its compile-time guard for a function with Resolve parameters;
+/// `None` for one without. `outcome` names the return-conversion trait (`IntoToolOutcome`, …)
+/// whose `CAN_ASK` the guard checks on the real return type, so aliases are seen through;
+/// `halt` is what the function returns when an answer is unusable.
+pub fn resolving(
+    params: &[Param],
+    plan: &Plan,
+    subject: &str,
+    ret: &syn::Type,
+    outcome: &str,
+    halt: &TokenStream,
+) -> Option<(TokenStream, TokenStream)> {
+    if plan.steps.is_empty() {
+        return None;
+    }
+    let p = private();
+    let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
+        __mcp_rounds.finish()
+    )));
+    let block = resolution(params, plan, subject, halt, &ask);
+    let outcome = proc_macro2::Ident::new(outcome, proc_macro2::Span::call_site());
+    let guard = quote_spanned! {ret.span()=>
+        const _: () = ::core::assert!(
+            !<#ret as #p::#outcome>::CAN_ASK,
+            "a function whose Resolve parameters ask the client must not also return \
+             InputRequiredResult: the runtime asks for the parameters; remove the \
+             InputRequiredResult from the return type",
+        );
+    };
+    Some((block, guard))
 }

@@ -9,7 +9,7 @@ use crate::common::docs::Docs;
 use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
 use crate::common::registration::{self, PROMPT};
-use crate::common::resolve::{Plan, resolution};
+use crate::common::resolve::{Plan, resolving};
 
 use super::model::PromptFn;
 
@@ -57,24 +57,18 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
             ParamKind::Resolve { .. } => {}
         }
     }
-    let asks = !plan.steps.is_empty();
-    let resolution = asks.then(|| {
-        let subject = format!("prompt `{}`", prompt.name.0);
-        let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
-        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
-            __mcp_rounds.finish()
-        )));
-        resolution(&prompt.params, plan, &subject, &halt, &ask)
-    });
-    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
-    let ask_guard = asks.then(|| {
-        quote_spanned! {ret.span()=>
-            const _: () = ::core::assert!(
-                !<#ret as #p::IntoPromptOutcome>::CAN_ASK,
-                "a function whose Resolve parameters ask the client must not also return InputRequiredResult: the runtime asks for the parameters; remove the InputRequiredResult from the return type",
-            );
-        }
-    });
+    let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
+    let subject = format!("prompt `{}`", prompt.name.0);
+    let resolving = resolving(
+        &prompt.params,
+        plan,
+        &subject,
+        ret,
+        "IntoPromptOutcome",
+        &halt,
+    );
+    let asks = resolving.is_some();
+    let (resolution, ask_guard) = resolving.unzip();
     let round = registration::attach_round(takes_context || asks);
     let requires = state_requirements(&prompt.params);
     let call_args = prompt.params.iter().map(|param| &param.ident);

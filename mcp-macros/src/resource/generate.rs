@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use crate::common::params::{ParamKind, state_binding, state_requirements};
 use crate::common::paths::private;
 use crate::common::registration::{self, RESOURCE};
-use crate::common::resolve::{Plan, resolution};
+use crate::common::resolve::{Plan, resolving};
 
 use super::model::ResourceFn;
 
@@ -46,24 +46,18 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
             ParamKind::Resolve { .. } => {}
         }
     }
-    let asks = !plan.steps.is_empty();
-    let resolution = asks.then(|| {
-        let subject = format!("resource {}", resource.uri.value());
-        let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
-        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
-            __mcp_rounds.finish()
-        )));
-        resolution(&resource.params, plan, &subject, &halt, &ask)
-    });
-    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
-    let ask_guard = asks.then(|| {
-        quote_spanned! {ret.span()=>
-            const _: () = ::core::assert!(
-                !<#ret as #p::IntoResourceOutcome>::CAN_ASK,
-                "a function whose Resolve parameters ask the client must not also return InputRequiredResult: the runtime asks for the parameters; remove the InputRequiredResult from the return type",
-            );
-        }
-    });
+    let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
+    let subject = format!("resource {}", resource.uri.value());
+    let resolving = resolving(
+        &resource.params,
+        plan,
+        &subject,
+        ret,
+        "IntoResourceOutcome",
+        &halt,
+    );
+    let asks = resolving.is_some();
+    let (resolution, ask_guard) = resolving.unzip();
     let round = registration::attach_round(takes_context || asks);
     // Through the real type, so an alias of `Result<_, InputRequiredResult>` is caught too.
     let static_guard = resource.is_static().then(|| {

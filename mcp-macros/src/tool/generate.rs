@@ -9,7 +9,7 @@ use crate::common::paths::{SCHEMARS_CRATE, private};
 use crate::common::registration::{self, TOOL};
 
 use crate::common::params::{ArgDefault, ParamKind, state_binding, state_requirements};
-use crate::common::resolve::{Plan, resolution};
+use crate::common::resolve::{Plan, resolving};
 
 use super::model::ToolFn;
 
@@ -29,34 +29,20 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoToolOutcome>::into_tool_outcome(__mcp_returned)
     );
+    let halt = quote!(::core::result::Result::Ok(#p::Outcome::Complete(
+        #p::CallToolResult::error(__mcp_halt.0)
+    )));
+    let subject = format!("tool `{}`", tool.name.0);
+    let resolving = resolving(&tool.params, plan, &subject, ret, "IntoToolOutcome", &halt);
+    let asks = resolving.is_some();
+    let (resolution, guard) = resolving.unzip();
     // Only a function that takes the context or asks the client reads the round's answers.
-    let asks = !plan.steps.is_empty();
     let takes_context = tool
         .params
         .iter()
         .any(|param| matches!(param.kind, ParamKind::Context));
-    let resolution = asks.then(|| {
-        let subject = format!("tool `{}`", tool.name.0);
-        let halt = quote!(::core::result::Result::Ok(#p::Outcome::Complete(
-            #p::CallToolResult::error(__mcp_halt.0)
-        )));
-        let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
-            __mcp_rounds.finish()
-        )));
-        resolution(&tool.params, plan, &subject, &halt, &ask)
-    });
-    // Through the real return type, so an alias of `Result<_, InputRequiredResult>` is caught.
-    let guard = asks.then(|| {
-        quote_spanned! {ret.span()=>
-            const _: () = ::core::assert!(
-                !<#ret as #p::IntoToolOutcome>::CAN_ASK,
-                "a tool with Resolve parameters must not also return InputRequiredResult: the \
-                 runtime asks for the parameters; remove the InputRequiredResult from the return type",
-            );
-        }
-    });
-    let bindings = bindings(tool);
     let round = registration::attach_round(takes_context || asks);
+    let bindings = bindings(tool);
     // Spanned at the function's name, so a non-`Send` future is reported there.
     let call_body = quote_spanned! {ident.span()=>
         ::std::boxed::Box::pin(async move {
