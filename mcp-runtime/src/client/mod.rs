@@ -4,8 +4,12 @@
 //! carries the version, capabilities and client info in `_meta`; after
 //! [`initialize`](Client::initialize) it speaks 2025-11-25 instead.
 
+mod callbacks;
+mod rounds;
+
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
@@ -15,12 +19,16 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, DiscoverResult, GetPromptResult, Implementation,
-    InitializeParams, InitializeResult, InputResponses, ListToolsResult, McpError, Outcome,
-    RawNotification, ReadResourceResult, RequestId, V2025_11_25, V2026_07_28, keys, methods,
-    notification_line, request_line,
+    CallToolResult, ClientCapabilities, CreateMessageParams, CreateMessageResult, DiscoverResult,
+    ElicitParams, ElicitResult, GetPromptResult, Implementation, InitializeParams,
+    InitializeResult, InputRequest, InputResponses, ListRootsResult, ListToolsResult, McpError,
+    Outcome, RawNotification, RawRequest, ReadResourceResult, RequestId, V2025_11_25, V2026_07_28,
+    error_line, input_methods, keys, methods, notification_line, request_line, result_line,
 };
 use crate::transport::Duplex;
+
+use callbacks::{Callbacks, boxed};
+pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 
 /// Why a request did not produce a result.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +42,15 @@ pub enum ClientError {
     /// The answer did not have the expected shape.
     #[error("unexpected result: {0}")]
     Decode(#[from] serde_json::Error),
+    /// The server kept asking for input.
+    #[error(
+        "the server returned InputRequiredResult for more than {max} rounds; raise the limit \
+         with Client::with_max_rounds, or drive the rounds yourself with call_tool_once"
+    )]
+    TooManyRounds {
+        /// The limit that was reached.
+        max: u32,
+    },
 }
 
 type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, McpError>>>>;
@@ -70,6 +87,9 @@ struct Inner {
     capabilities: Mutex<ClientCapabilities>,
     legacy: Mutex<Option<String>>,
     notifications: Mutex<Option<mpsc::UnboundedReceiver<RawNotification>>>,
+    callbacks: Arc<Mutex<Callbacks>>,
+    max_rounds: AtomicU32,
+    closed: Arc<AtomicBool>,
 }
 
 impl Client {
@@ -82,6 +102,11 @@ impl Client {
         let pending: Arc<Pending> = Arc::default();
         let (note_tx, note_rx) = mpsc::unbounded_channel();
         let router = pending.clone();
+        let callbacks: Arc<Mutex<Callbacks>> = Arc::default();
+        let answerer = callbacks.clone();
+        let replies = outgoing.clone();
+        let closed = Arc::new(AtomicBool::new(false));
+        let closing = closed.clone();
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
@@ -98,13 +123,22 @@ impl Client {
                     Ok(crate::protocol::Incoming::Notification(n)) => {
                         let _ = note_tx.send(n);
                     }
-                    Ok(crate::protocol::Incoming::Request(r)) => {
-                        tracing::debug!(method = %r.method, "server request ignored");
+                    Ok(crate::protocol::Incoming::Request(request)) => {
+                        // A 2025-11-25 server asking over the back-channel: the same handlers
+                        // answer, concurrently with everything else.
+                        let callbacks = lock(&answerer).clone();
+                        let replies = replies.clone();
+                        tokio::spawn(async move {
+                            let line = answer_server_request(&callbacks, request).await;
+                            let _ = replies.send(line).await;
+                        });
                     }
                     Err(rejected) => tracing::debug!(error = %rejected.error, "bad message"),
                 }
             }
-            // Closing: every waiter learns the connection is gone.
+            // Closing: every waiter learns the connection is gone, and later requests fail
+            // at once instead of waiting for an answer that cannot come.
+            closing.store(true, Ordering::SeqCst);
             lock(&router).clear();
         });
         Self {
@@ -116,6 +150,9 @@ impl Client {
                 capabilities: Mutex::new(ClientCapabilities::default()),
                 legacy: Mutex::new(None),
                 notifications: Mutex::new(Some(note_rx)),
+                callbacks,
+                max_rounds: AtomicU32::new(DEFAULT_MAX_ROUNDS),
+                closed,
             }),
         }
     }
@@ -124,6 +161,102 @@ impl Client {
     pub fn with_capabilities(self, capabilities: ClientCapabilities) -> Self {
         *lock(&self.inner.capabilities) = capabilities;
         self
+    }
+
+    /// Answers the server's elicitation questions (forms and URLs) with `handler`, and declares
+    /// the elicitation capability.
+    pub fn on_elicit<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, McpError>> + Send + 'static,
+    {
+        self.register(|c| c.elicit = Some(boxed(handler)))
+    }
+
+    /// Answers the server's sampling requests with `handler` (your LLM), and declares the
+    /// sampling capability.
+    pub fn on_sample<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
+    {
+        self.register(|c| c.sample = Some(boxed(handler)))
+    }
+
+    /// Answers `roots/list` with `handler`, and declares the roots capability.
+    pub fn on_list_roots<F, Fut>(self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, McpError>> + Send + 'static,
+    {
+        self.register(|c| c.roots = Some(boxed(move |()| handler())))
+    }
+
+    /// How many rounds [`call_tool`](Self::call_tool) and friends accept before giving up
+    /// (default 10).
+    pub fn with_max_rounds(self, max: u32) -> Self {
+        self.inner.max_rounds.store(max, Ordering::Relaxed);
+        self
+    }
+
+    fn register(self, set: impl FnOnce(&mut Callbacks)) -> Self {
+        let mut callbacks = lock(&self.inner.callbacks);
+        set(&mut callbacks);
+        callbacks.declare(&mut lock(&self.inner.capabilities));
+        drop(callbacks);
+        self
+    }
+
+    pub(crate) fn callbacks(&self) -> Callbacks {
+        lock(&self.inner.callbacks).clone()
+    }
+
+    pub(crate) fn max_rounds(&self) -> u32 {
+        self.inner.max_rounds.load(Ordering::Relaxed)
+    }
+
+    /// Calls a tool and answers every question the server asks with the registered handlers,
+    /// round after round, until the result. Each retry repeats the name and arguments with the
+    /// answers and the server's `requestState` byte for byte, under a new JSON-RPC id.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+    ) -> Result<CallToolResult, ClientError> {
+        self.resume_tool(name, arguments, Resume::default()).await
+    }
+
+    /// [`call_tool`](Self::call_tool) from a persisted round.
+    pub async fn resume_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        resume: Resume,
+    ) -> Result<CallToolResult, ClientError> {
+        self.drive(resume, |responses, state| {
+            self.call_tool_once(name, arguments.clone(), responses, state)
+        })
+        .await
+    }
+
+    /// Gets a prompt, answering the server's questions on the way.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.drive(Resume::default(), |responses, state| {
+            self.get_prompt_once(name, arguments.clone(), responses, state)
+        })
+        .await
+    }
+
+    /// Reads a resource, answering the server's questions on the way.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        self.drive(Resume::default(), |responses, state| {
+            self.read_resource_once(uri, responses, state)
+        })
+        .await
     }
 
     /// The notifications the server sends (progress, log messages). Only the first call gets
@@ -148,6 +281,11 @@ impl Client {
         let id = RequestId::Number(self.inner.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         lock(&self.inner.pending).insert(id.clone(), tx);
+        // Checked after registering, so a close racing with this request is always seen.
+        if self.inner.closed.load(Ordering::SeqCst) {
+            lock(&self.inner.pending).remove(&id);
+            return Err(ClientError::Closed);
+        }
         let line = request_line(&id, method, params);
         if self.inner.outgoing.send(line).await.is_err() {
             lock(&self.inner.pending).remove(&id);
@@ -256,6 +394,33 @@ impl Client {
         let mut params = json!({ "uri": uri });
         round_params(&mut params, None, input_responses, request_state);
         self.request(methods::RESOURCES_READ, params).await
+    }
+}
+
+/// The response line for a server→client request, from the registered handlers.
+async fn answer_server_request(callbacks: &Callbacks, request: RawRequest) -> String {
+    let params: Value = request
+        .params
+        .as_deref()
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or(Value::Null);
+    let question = match request.method.as_str() {
+        input_methods::ELICIT => serde_json::from_value(params).map(InputRequest::Elicit),
+        input_methods::CREATE_MESSAGE => {
+            serde_json::from_value(params).map(|p| InputRequest::CreateMessage(Box::new(p)))
+        }
+        input_methods::LIST_ROOTS => Ok(InputRequest::ListRoots),
+        other => {
+            return error_line(Some(&request.id), &McpError::method_not_found(other));
+        }
+    };
+    let answer = match question {
+        Ok(question) => callbacks.answer(question).await,
+        Err(e) => Err(McpError::invalid_params(format!("Invalid params: {e}"))),
+    };
+    match answer {
+        Ok(result) => result_line(&request.id, &result),
+        Err(error) => error_line(Some(&request.id), &error),
     }
 }
 

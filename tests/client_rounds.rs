@@ -1,0 +1,240 @@
+//! The client's automatic round loop against macro-built servers: callbacks answer every
+//! question, concurrently within a round; the state is echoed; limits and back-off hold; the
+//! same callbacks serve a 2025-11-25 session's back-channel.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use mcp::client::{Client, ClientError, Resume};
+use mcp::protocol::{
+    CreateMessageResult, ElicitParams, ElicitResult, Implementation, InputRequiredResult,
+    ListRootsResult, Role, Root, SamplingContent,
+};
+use mcp::{CreateMessageParams, Elicit, ListRoots, McpServer, Sample};
+use serde_json::json;
+
+/// Which region?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Region {
+    region: String,
+}
+
+/// Sure?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Sure {
+    ok: bool,
+}
+
+#[mcp::tool]
+async fn provision(
+    name: String,
+    #[mcp(ask = format!("Region for {name}?"))] region: Elicit<Region>,
+    #[mcp(ask = format!("{name} in {}?", region.region))] sure: Elicit<Sure>,
+) -> String {
+    format!("{name} in {}: {}", region.region, sure.ok)
+}
+
+#[mcp::tool]
+async fn research(
+    #[mcp(ask = CreateMessageParams::prompt("Summarize", 20))] summary: Sample,
+    roots: ListRoots,
+    sure: Elicit<Sure>,
+) -> String {
+    format!(
+        "{} / {} roots / {}",
+        summary.text().unwrap_or("-"),
+        roots.len(),
+        sure.ok
+    )
+}
+
+static FOREVER: AtomicU32 = AtomicU32::new(0);
+
+/// Never finishes: every round returns only state.
+#[mcp::tool]
+async fn forever(ctx: mcp::Context) -> Result<String, InputRequiredResult> {
+    FOREVER.fetch_add(1, Ordering::SeqCst);
+    let next = ctx.request_state().map_or(0, |s| s.len()) + 1;
+    Err(InputRequiredResult::new().with_state("x".repeat(next)))
+}
+
+fn server() -> McpServer {
+    McpServer::new("rounds").tools(mcp::tools![provision, research, forever])
+}
+
+fn answering(client: Client, asked: Arc<AtomicU32>) -> Client {
+    client
+        .on_elicit(move |params: ElicitParams| {
+            let asked = asked.clone();
+            async move {
+                asked.fetch_add(1, Ordering::SeqCst);
+                let content = if params.message().starts_with("Region") {
+                    json!({"region": "eu-west-1"})
+                } else {
+                    json!({"ok": true})
+                };
+                Ok(ElicitResult::accept(
+                    content.as_object().cloned().unwrap_or_default(),
+                ))
+            }
+        })
+        .on_sample(|_params| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: mcp::protocol::OneOrMany::One(SamplingContent::text("short")),
+                model: "test".into(),
+                stop_reason: None,
+                meta: None,
+            })
+        })
+        .on_list_roots(|| async {
+            Ok(ListRootsResult {
+                roots: vec![Root {
+                    uri: "file:///work".into(),
+                    name: None,
+                    meta: None,
+                }],
+            })
+        })
+}
+
+fn connect() -> Client {
+    let duplex = server().serve_in_memory().expect("valid server");
+    Client::connect(duplex, Implementation::new("auto", "1"))
+}
+
+fn text(result: &mcp::CallToolResult) -> &str {
+    result.content[0].as_text().expect("text")
+}
+
+#[tokio::test]
+async fn a_call_runs_every_round_with_the_callbacks() {
+    let asked = Arc::new(AtomicU32::new(0));
+    let client = answering(connect(), asked.clone());
+    let result = client
+        .call_tool("provision", Some(json!({"name": "orders"})))
+        .await
+        .expect("completes");
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "one question per round");
+}
+
+#[tokio::test]
+async fn mixed_questions_of_one_round_are_all_answered() {
+    let client = answering(connect(), Arc::default());
+    let result = client.call_tool("research", None).await.expect("completes");
+    assert_eq!(text(&result), "short / 1 roots / true");
+}
+
+#[tokio::test]
+async fn without_handlers_the_server_refuses_for_lack_of_capabilities() {
+    let client = connect();
+    let error = client
+        .call_tool("provision", Some(json!({"name": "x"})))
+        .await
+        .expect_err("no elicitation handler");
+    let ClientError::Rpc(error) = error else {
+        panic!("a protocol error: {error}");
+    };
+    assert_eq!(error.code, -32021);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_that_never_finishes_stops_at_the_round_limit_with_backoff() {
+    let client = connect().with_max_rounds(4);
+    let started = tokio::time::Instant::now();
+    let before = FOREVER.load(Ordering::SeqCst);
+    let error = client.call_tool("forever", None).await.expect_err("limit");
+    assert!(
+        matches!(error, ClientError::TooManyRounds { max: 4 }),
+        "{error}"
+    );
+    assert!(error.to_string().contains("with_max_rounds"), "{error}");
+    assert_eq!(
+        FOREVER.load(Ordering::SeqCst) - before,
+        5,
+        "max + 1 requests"
+    );
+    // State-only rounds wait 50, 100, 200, 250 ms.
+    assert!(
+        started.elapsed() >= std::time::Duration::from_millis(600),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_persisted_round_resumes_from_another_client_on_another_instance() {
+    let keys = || {
+        mcp::state::RequestStateSecurity::keys(["shared-secret-0123456789abcdef0123456789"])
+            .expect("keys")
+    };
+    let instance = || {
+        let duplex = server()
+            .request_state_security(keys())
+            .serve_in_memory()
+            .expect("valid server");
+        Client::connect(duplex, Implementation::new("client", "1"))
+    };
+    let first = instance().with_capabilities(
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("caps"),
+    );
+    let args = json!({"name": "orders"});
+    let mcp::Outcome::InputRequired(ask) = first
+        .call_tool_once("provision", Some(args.clone()), None, None)
+        .await
+        .expect("round 1")
+    else {
+        panic!("asks");
+    };
+    let saved = serde_json::to_string(&ask).expect("persist");
+    let ask: InputRequiredResult = serde_json::from_str(&saved).expect("restore");
+    let mut answers = mcp::protocol::InputResponses::new();
+    let region = json!({"region": "us-east-1"});
+    answers.insert(
+        "region",
+        ElicitResult::accept(region.as_object().cloned().unwrap_or_default()),
+    );
+    // A fresh client, connected to another instance with the same keys, picks the round up.
+    drop(first);
+    let second = answering(instance(), Arc::default());
+    let result = second
+        .resume_tool(
+            "provision",
+            Some(args),
+            Resume {
+                input_responses: Some(answers),
+                request_state: ask.request_state,
+            },
+        )
+        .await
+        .expect("completes");
+    assert_eq!(text(&result), "orders in us-east-1: true");
+}
+
+#[tokio::test]
+async fn the_same_callbacks_answer_a_legacy_back_channel() {
+    let asked = Arc::new(AtomicU32::new(0));
+    let client = answering(connect(), asked.clone());
+    let init = client.initialize().await.expect("2025-11-25 session");
+    assert_eq!(init.protocol_version, "2025-11-25");
+    let result = client
+        .call_tool("provision", Some(json!({"name": "legacy"})))
+        .await
+        .expect("completes over the back-channel");
+    assert_eq!(text(&result), "legacy in eu-west-1: true");
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn requests_after_the_server_is_gone_fail_at_once() {
+    let (client_end, server_end) = mcp::transport::memory::pair();
+    drop(server_end);
+    let client = Client::connect(client_end, Implementation::new("c", "1"));
+    tokio::task::yield_now().await;
+    let error = tokio::time::timeout(std::time::Duration::from_secs(5), client.discover())
+        .await
+        .expect("no hang")
+        .expect_err("closed");
+    assert!(matches!(error, ClientError::Closed), "{error}");
+}
