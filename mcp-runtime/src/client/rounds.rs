@@ -25,6 +25,12 @@ pub struct Resume {
 }
 
 impl Client {
+    /// Answers every question of `ask` with the registered handlers (concurrently), as the
+    /// `inputResponses` of the retry; for a round restored from storage.
+    pub async fn answer(&self, ask: &InputRequiredResult) -> Result<InputResponses, ClientError> {
+        answer_all(self.callbacks(), ask).await
+    }
+
     /// Runs one call to completion. `send` performs one round.
     pub(crate) async fn drive<R, F, Fut>(&self, resume: Resume, send: F) -> Result<R, ClientError>
     where

@@ -25,6 +25,39 @@ pub fn process(max_message_size: usize) -> Duplex {
     duplex(tokio::io::stdin(), tokio::io::stdout(), max_message_size)
 }
 
+/// Starts `command` as an MCP server and connects to its stdin and stdout (its stderr is left
+/// as configured). Keep the returned [`Child`](tokio::process::Child) to wait for or stop it;
+/// it is killed when dropped.
+///
+/// ```no_run
+/// # async fn run() -> std::io::Result<()> {
+/// use mcp_runtime::client::Client;
+/// use mcp_runtime::protocol::Implementation;
+/// use mcp_runtime::transport::stdio;
+///
+/// let (duplex, _child) = stdio::spawn(tokio::process::Command::new("my-mcp-server"))?;
+/// let client = Client::connect(duplex, Implementation::new("me", "1.0.0"));
+/// # let _ = client;
+/// # Ok(())
+/// # }
+/// ```
+pub fn spawn(
+    mut command: tokio::process::Command,
+) -> std::io::Result<(Duplex, tokio::process::Child)> {
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let missing = || std::io::Error::other("the child's pipes were not captured");
+    let stdin = child.stdin.take().ok_or_else(missing)?;
+    let stdout = child.stdout.take().ok_or_else(missing)?;
+    Ok((
+        duplex(stdout, stdin, crate::server::DEFAULT_MAX_MESSAGE_SIZE),
+        child,
+    ))
+}
+
 async fn read_lines<R: AsyncRead + Unpin>(
     mut reader: BufReader<R>,
     tx: mpsc::Sender<Frame>,
