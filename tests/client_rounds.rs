@@ -238,3 +238,38 @@ async fn requests_after_the_server_is_gone_fail_at_once() {
         .expect_err("closed");
     assert!(matches!(error, ClientError::Closed), "{error}");
 }
+
+/// A server of the old generation only: it knows `initialize`, and nothing of `server/discover`.
+async fn old_server() -> mcp::transport::Duplex {
+    let (client_end, mut server_end) = mcp::transport::memory::pair();
+    tokio::spawn(async move {
+        while let Some(Ok(line)) = server_end.incoming.recv().await {
+            let request: serde_json::Value = serde_json::from_str(&line).expect("json");
+            let Some(id) = request.get("id").cloned() else {
+                continue;
+            };
+            let reply = match request["method"].as_str() {
+                Some("initialize") => json!({"jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                    "serverInfo": {"name": "old", "version": "0.9"}}}),
+                _ => json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32601, "message": "Method not found"}}),
+            };
+            if server_end.outgoing.send(reply.to_string()).await.is_err() {
+                break;
+            }
+        }
+    });
+    client_end
+}
+
+#[tokio::test]
+async fn negotiation_prefers_discover_and_falls_back_to_initialize() {
+    let modern = connect();
+    assert_eq!(modern.negotiate().await.expect("modern"), "2026-07-28");
+    assert_eq!(modern.protocol_version(), "2026-07-28");
+
+    let old = Client::connect(old_server().await, Implementation::new("c", "1"));
+    assert_eq!(old.negotiate().await.expect("legacy"), "2025-11-25");
+    assert_eq!(old.protocol_version(), "2025-11-25");
+}

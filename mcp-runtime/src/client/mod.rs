@@ -347,6 +347,22 @@ impl Client {
         Ok(result)
     }
 
+    /// Finds the revision to speak: `server/discover` first (2026-07-28), and `initialize`
+    /// (2025-11-25) for a server that does not positively answer it. Returns the revision.
+    ///
+    /// Call it once after [`connect`](Self::connect) when the server's age is unknown; the
+    /// in-memory and macro-built servers of this crate answer both.
+    pub async fn negotiate(&self) -> Result<String, ClientError> {
+        match self.discover().await {
+            Ok(found) if found.supported_versions.iter().any(|v| v == V2026_07_28) => {
+                Ok(V2026_07_28.to_owned())
+            }
+            // A closed connection is not an old server.
+            Err(ClientError::Closed) => Err(ClientError::Closed),
+            _ => Ok(self.initialize().await?.protocol_version),
+        }
+    }
+
     /// `server/discover`.
     pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
         self.request(methods::DISCOVER, json!({})).await
