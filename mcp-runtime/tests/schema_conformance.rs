@@ -126,11 +126,12 @@ fn assert_invalid(rev: Rev, name: &str, value: &Value) {
 #[track_caller]
 fn assert_result(rev: Rev, response: &Value, result_def: &str) {
     assert!(response.get("result").is_some(), "not a result: {response}");
+    // The specific definition first: its errors say more than a failed `anyOf`.
+    assert_valid(rev, result_def, &response["result"]);
     assert_valid(rev, "JSONRPCResultResponse", response);
     assert_valid(rev, "JSONRPCResponse", response);
     assert_valid(rev, "JSONRPCMessage", response);
     assert_valid(rev, "ServerResult", &response["result"]);
-    assert_valid(rev, result_def, &response["result"]);
     if rev == Rev::V2026 {
         let per_method = match result_def {
             "InputRequiredResult" => None,
@@ -195,10 +196,10 @@ fn assert_error(rev: Rev, response: &Value, code: i64) {
 
 #[track_caller]
 fn assert_notification(rev: Rev, message: &Value, def: &str) {
+    assert_valid(rev, def, message);
     assert_valid(rev, "JSONRPCNotification", message);
     assert_valid(rev, "JSONRPCMessage", message);
     assert_valid(rev, "ServerNotification", message);
-    assert_valid(rev, def, message);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -225,8 +226,11 @@ fn the_helper_rejects_what_the_schema_forbids() {
     assert_invalid(
         Rev::V2026,
         "InputRequiredResult",
-        &json!({"resultType":"complete","requestState":"s"}),
+        &json!({"resultType":"input_required","requestState":7}),
     );
+    // Note: the schema does not pin `resultType` to "input_required" here (only the prose
+    // does), so `{"resultType":"complete","requestState":"s"}` would pass; our server never
+    // emits that (checked in assert_input_required).
     // The errors name where they are.
     let found = errors(
         Rev::V2026,
@@ -253,9 +257,9 @@ fn feature_server() -> Server {
         .tools(vec![
             Tool::new("echo", json!({"type":"object"})).with_description("Echoes"),
         ])
-        .on_call_tool(|_, call| async move {
-            Ok(CallToolResult::text(format!("called {}", call.name)))
-        })
+        .on_call_tool(
+            |_, call| async move { Ok(CallToolResult::text(format!("called {}", call.name))) },
+        )
         .prompts(vec![Prompt {
             name: "greet".into(),
             description: Some("Says hello".into()),
@@ -309,7 +313,8 @@ fn initialize_params() -> Value {
 
 /// Opens a 2025-11-25 session on `wire`, validating the initialize result.
 async fn open_legacy(wire: &mut Wire) {
-    let request = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":initialize_params()});
+    let request =
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":initialize_params()});
     assert_valid(Rev::V2025, "InitializeRequest", &request);
     let reply = wire.call(0, "initialize", initialize_params()).await;
     assert_result(Rev::V2025, &reply, "InitializeResult");
@@ -488,6 +493,7 @@ async fn every_error_response_validates() {
     wire.send_raw(b"{not json").await;
     let reply = wire.recv().await;
     assert_error(Rev::V2026, &reply, -32700);
+    assert!(reply.get("id").is_none(), "no id, not a null one: {reply}");
     // -32600: not a request.
     wire.send(json!({"jsonrpc":"1.0","id":1,"method":"tools/list"}))
         .await;
@@ -625,15 +631,19 @@ fn canned(message: &Value) -> Value {
             "serverInfo":{"name":"s","version":"1"},"ttlMs":0,"cacheScope":"private"}),
         Some("tools/list") => json!({"resultType":"complete","tools":[],"ttlMs":0,
             "cacheScope":"private"}),
+        Some("prompts/get") => json!({"resultType":"complete","messages":[]}),
+        Some("resources/read") => json!({"resultType":"complete","contents":[],"ttlMs":0,
+            "cacheScope":"private"}),
         _ => json!({"resultType":"complete","content":[]}),
     }
 }
 
 #[tokio::test]
 async fn requests_our_client_sends_validate() {
-    let caps: ClientCapabilities =
-        serde_json::from_value(json!({"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}))
-            .expect("capabilities");
+    let caps: ClientCapabilities = serde_json::from_value(
+        json!({"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}),
+    )
+    .expect("capabilities");
     let (client, capture) = capture_client(canned);
     let client = client.with_capabilities(caps.clone());
     client.discover().await.expect("discover");
@@ -685,9 +695,9 @@ async fn requests_our_client_sends_validate() {
     ];
     assert_eq!(modern_lines.len(), defs.len(), "{modern_lines:?}");
     for (line, def) in modern_lines.iter().zip(defs) {
+        assert_valid(Rev::V2026, def, line);
         assert_valid(Rev::V2026, "JSONRPCRequest", line);
         assert_valid(Rev::V2026, "ClientRequest", line);
-        assert_valid(Rev::V2026, def, line);
     }
     let retry = &modern_lines[2]["params"];
     assert_eq!(retry["requestState"], "opaque");
@@ -755,7 +765,8 @@ fn the_digest_mrtr_example_round_trips_and_validates() {
     assert_valid(Rev::V2026, "CallToolResultResponse", &response);
 
     // Only requestState.
-    let only_state = json!({"resultType":"input_required","requestState":"eyJwcm9ncmVzcyI6IjUwJSJ9"});
+    let only_state =
+        json!({"resultType":"input_required","requestState":"eyJwcm9ncmVzcyI6IjUwJSJ9"});
     assert_valid(Rev::V2026, "InputRequiredResult", &only_state);
     round_trip::<InputRequiredResult>(&only_state);
 
@@ -869,8 +880,7 @@ fn a_roots_input_request_with_an_extra_id_is_tolerated() {
     );
     assert_valid(Rev::V2026, "InputRequiredResult", &back);
     // With params carrying _meta.
-    let with_meta =
-        json!({"resultType":"input_required","inputRequests":{"r":{"method":"roots/list",
+    let with_meta = json!({"resultType":"input_required","inputRequests":{"r":{"method":"roots/list",
             "params":{"_meta":{"k":1}}}}});
     assert_valid(Rev::V2026, "InputRequiredResult", &with_meta);
     let typed: InputRequiredResult = serde_json::from_value(with_meta).expect("decodes");
@@ -882,13 +892,26 @@ fn a_roots_input_request_with_an_extra_id_is_tolerated() {
 
 #[test]
 fn the_digest_discover_example_round_trips() {
-    let discover = json!({"resultType":"complete",
-        "supportedVersions":["2026-07-28"],
+    // DIGEST §5.2, verbatim.
+    let request = json!({"jsonrpc":"2.0","id":"d1","method":"server/discover","params":{"_meta":{
+      "io.modelcontextprotocol/protocolVersion":"2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities":{},
+      "io.modelcontextprotocol/clientInfo":{"name":"C","version":"1"}}}});
+    assert_valid(Rev::V2026, "DiscoverRequest", &request);
+    let response = json!({"jsonrpc":"2.0","id":"d1","result":{"resultType":"complete",
+      "supportedVersions":["2026-07-28"],
+      "capabilities":{"tools":{},"resources":{}},
+      "instructions":"optional LLM guidance",
+      "_meta":{"io.modelcontextprotocol/serverInfo":{"name":"S","version":"1"}},
+      "ttlMs":3600000,"cacheScope":"public"}});
+    assert_result(Rev::V2026, &response, "DiscoverResult");
+    let typed: DiscoverResult = round_trip(&response["result"]);
+    assert_eq!(typed.supported_versions, ["2026-07-28"]);
+    // A richer one: extensions and list-changed flags survive too.
+    let rich = json!({"resultType":"complete","supportedVersions":["2026-07-28"],
         "capabilities":{"tools":{"listChanged":true},"resources":{"subscribe":true},
                         "extensions":{"io.modelcontextprotocol/tasks":{}}},
-        "serverInfo":{"name":"weather","version":"1.2.0"},
-        "instructions":"Use get_weather for forecasts.",
-        "ttlMs":3600000,"cacheScope":"public"});
-    assert_valid(Rev::V2026, "DiscoverResult", &discover);
-    round_trip::<DiscoverResult>(&discover);
+        "ttlMs":0,"cacheScope":"private"});
+    assert_valid(Rev::V2026, "DiscoverResult", &rich);
+    round_trip::<DiscoverResult>(&rich);
 }
