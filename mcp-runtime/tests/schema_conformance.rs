@@ -358,6 +358,7 @@ async fn the_support_server_validates_in_both_generations() {
 
         // tools/list, every page.
         let mut cursor: Option<Value> = None;
+        let mut last_page = false;
         for id in 1..10 {
             let mut p = params(rev, caps.clone(), json!({}));
             if let Some(c) = cursor.take() {
@@ -367,9 +368,13 @@ async fn the_support_server_validates_in_both_generations() {
             assert_result(rev, &reply, "ListToolsResult");
             match reply["result"].get("nextCursor") {
                 Some(c) => cursor = Some(c.clone()),
-                None => break,
+                None => {
+                    last_page = true;
+                    break;
+                }
             }
         }
+        assert!(last_page, "tools/list never reached its last page");
 
         // tools/call, complete.
         let p = params(
@@ -522,6 +527,16 @@ async fn every_error_response_validates() {
     let mut meta = modern(json!({}));
     meta["io.modelcontextprotocol/logLevel"] = json!("chatty");
     let reply = wire.call(5, "tools/list", json!({"_meta":meta})).await;
+    assert_error(Rev::V2026, &reply, -32602);
+    // -32602: a requestState that is not a string. (A forged *string* is accepted today:
+    // the dispatcher passes state through unsealed.)
+    let reply = wire
+        .call(
+            11,
+            "tools/call",
+            json!({"_meta":modern(json!({})),"name":"echo","requestState":7}),
+        )
+        .await;
     assert_error(Rev::V2026, &reply, -32602);
     // -32021: a capability the request did not declare.
     for (id, tool, caps) in [
