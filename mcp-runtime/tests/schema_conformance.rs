@@ -266,6 +266,11 @@ fn feature_server() -> Server {
             ..Prompt::default()
         }])
         .on_get_prompt(|_, params| async move {
+            if params.name == "later" {
+                // Only requestState: "not done yet".
+                let later = InputRequiredResult::new().with_state("round-2");
+                return Ok(mcp_runtime::protocol::Outcome::InputRequired(later));
+            }
             if params.name == "ask" {
                 let ask = InputRequiredResult::new().ask(
                     "who",
@@ -477,6 +482,11 @@ async fn the_feature_server_validates_in_both_generations() {
             let p = params(rev, caps.clone(), json!({"name":"ask"}));
             let reply = wire.call(50, "prompts/get", p).await;
             assert_input_required(&reply, "GetPromptResultResponse");
+            let p = params(rev, caps.clone(), json!({"name":"later"}));
+            let reply = wire.call(53, "prompts/get", p).await;
+            assert_input_required(&reply, "GetPromptResultResponse");
+            assert!(reply["result"].get("inputRequests").is_none(), "{reply}");
+            assert_eq!(reply["result"]["requestState"], "round-2");
             let p = params(rev, caps.clone(), json!({"uri":"file:///ask"}));
             let reply = wire.call(51, "resources/read", p).await;
             assert_input_required(&reply, "ReadResourceResultResponse");
