@@ -370,8 +370,12 @@ impl Client {
 
     /// `tools/list` (one page).
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
-        self.request(methods::TOOLS_LIST, json!({ "cursor": cursor }))
-            .await
+        // `cursor` is a string when present; the schema has no `null` for it.
+        let params = match cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        self.request(methods::TOOLS_LIST, params).await
     }
 
     /// One `tools/call` round: the final result or the server's request for input.

@@ -120,7 +120,7 @@ pub enum Incoming {
 /// Why a line is not a JSON-RPC message, with the id to answer under when one could be read.
 #[derive(Debug, Clone)]
 pub struct Rejected {
-    /// The id of the offending request, when it had a usable one (else the error goes out with `null`).
+    /// The id of the offending request, when it had a usable one (else the error goes out without an `id`).
     pub id: Option<RequestId>,
     /// The error to send back.
     pub error: McpError,
@@ -270,7 +270,8 @@ pub fn result_line<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> String 
     to_line(&ResultResponse { id, result })
 }
 
-/// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id` is `null` when the request had none.
+/// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id` is left out when the request had no
+/// usable one (the MCP schemas allow no `null` id).
 pub fn error_line(id: Option<&RequestId>, error: &McpError) -> String {
     to_line(&ErrorResponse { id, error })
 }
@@ -298,8 +299,7 @@ fn to_line<T: Serialize>(message: &T) -> String {
     // fail, the peer still gets a well-formed internal error instead of a torn line.
     serde_json::to_string(message).unwrap_or_else(|e| {
         tracing::error!(error = %e, "failed to serialize an outgoing message");
-        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
-            .to_owned()
+        r#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}"#.to_owned()
     })
 }
 
@@ -327,11 +327,12 @@ impl Serialize for ErrorResponse<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut st = s.serialize_struct("Response", 3)?;
         st.serialize_field("jsonrpc", "2.0")?;
-        // MCP's schemas make `id` optional and never null: an error that answers no readable
-        // request (a parse error) leaves it out.
-        match self.id {
-            Some(id) => st.serialize_field("id", id)?,
-            None => st.skip_field("id")?,
+        // Both revisions' schemas make `id` optional but never `null` (`RequestId` is a string
+        // or an integer): an error that answers no readable id leaves it out.
+        if let Some(id) = self.id {
+            st.serialize_field("id", id)?;
+        } else {
+            st.skip_field("id")?;
         }
         st.serialize_field("error", self.error)?;
         st.end()
