@@ -1,0 +1,348 @@
+//! The 2025-11-25 wire: `initialize` opens a session named by `Mcp-Session-Id`; later requests
+//! carry it; a GET opens the session's server→client stream; DELETE ends the session.
+//!
+//! Each session owns a [`Connection`], so the dispatcher sees the same session state it would on
+//! stdio. The GET stream's sender lives in the session: that is where server→client requests
+//! (the back-channel of Resolve dependencies in old sessions) will be written.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{
+    CancelledParams, Incoming, McpError, RequestId, decode_params, methods, notification_methods,
+};
+use crate::server::Connection;
+
+use super::Shared;
+use super::headers::{self, SESSION_ID};
+use super::respond::{self, StatusRules};
+use super::sse;
+
+/// How often an idle GET stream gets a keep-alive comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One 2025-11-25 session.
+#[derive(Debug)]
+pub(super) struct Session {
+    connection: Arc<Connection>,
+    last_seen: Mutex<Instant>,
+    /// Cancels everything the session runs when it ends.
+    ended: CancellationToken,
+    /// Requests in flight, for `notifications/cancelled`.
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The open GET stream, if any.
+    stream: Mutex<Option<mpsc::Sender<Bytes>>>,
+}
+
+impl Session {
+    fn new() -> Self {
+        Self {
+            connection: Arc::new(Connection::new()),
+            last_seen: Mutex::new(Instant::now()),
+            ended: CancellationToken::new(),
+            in_flight: Mutex::default(),
+            stream: Mutex::default(),
+        }
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        lock(&self.last_seen).elapsed()
+    }
+}
+
+/// The live sessions: bounded, and swept of idle ones whenever a new one opens.
+#[derive(Debug)]
+pub(super) struct SessionTable {
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    capacity: usize,
+    idle_timeout: Duration,
+}
+
+impl SessionTable {
+    pub fn new(capacity: usize, idle_timeout: Duration) -> Self {
+        Self {
+            sessions: Mutex::default(),
+            capacity,
+            idle_timeout,
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let mut sessions = lock(&self.sessions);
+        let session = sessions.get(id)?.clone();
+        if session.idle_for() > self.idle_timeout {
+            sessions.remove(id);
+            session.ended.cancel();
+            return None;
+        }
+        session.touch();
+        Some(session)
+    }
+
+    /// Opens a session, evicting expired ones first and then the longest idle when full.
+    fn open(&self) -> Result<(String, Arc<Session>), McpError> {
+        let id = new_session_id()?;
+        let session = Arc::new(Session::new());
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| {
+            let keep = s.idle_for() <= self.idle_timeout;
+            if !keep {
+                s.ended.cancel();
+            }
+            keep
+        });
+        if sessions.len() >= self.capacity {
+            let oldest = sessions
+                .iter()
+                .max_by_key(|(_, s)| s.idle_for())
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest
+                && let Some(evicted) = sessions.remove(&oldest)
+            {
+                evicted.ended.cancel();
+            }
+        }
+        sessions.insert(id.clone(), session.clone());
+        Ok((id, session))
+    }
+
+    fn close(&self, id: &str) -> bool {
+        match lock(&self.sessions).remove(id) {
+            Some(session) => {
+                session.ended.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends every session (server shutdown).
+    pub fn close_all(&self) {
+        for (_, s) in lock(&self.sessions).drain() {
+            s.ended.cancel();
+        }
+    }
+}
+
+/// 128 random bits, hex: unguessable, and plain visible ASCII as the header requires.
+fn new_session_id() -> Result<String, McpError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        tracing::error!(error = %e, "no randomness for a session id");
+        McpError::internal("Could not open a session")
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn session_header(headers: &HeaderMap) -> Option<String> {
+    headers::header(headers, SESSION_ID).ok().flatten()
+}
+
+fn no_session(status: StatusCode, message: &'static str) -> Response {
+    respond::error(
+        None,
+        &McpError::invalid_request(message),
+        StatusRules::Legacy,
+    )
+    .map_status(status)
+}
+
+trait MapStatus {
+    fn map_status(self, status: StatusCode) -> Self;
+}
+
+impl MapStatus for Response {
+    fn map_status(mut self, status: StatusCode) -> Self {
+        *self.status_mut() = status;
+        self
+    }
+}
+
+/// Whether this POST belongs to the session wire.
+pub(super) fn wants_session(headers: &HeaderMap, message: &Incoming) -> bool {
+    headers.contains_key(SESSION_ID)
+        || matches!(message, Incoming::Request(r) if r.method == methods::INITIALIZE)
+}
+
+/// Serves one POST on the session wire.
+pub(super) async fn handle_post(
+    shared: &Shared,
+    headers: &HeaderMap,
+    message: Incoming,
+) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return match message {
+            Incoming::Request(request) if request.method == methods::INITIALIZE => {
+                initialize(shared, request).await
+            }
+            _ => no_session(
+                StatusCode::BAD_REQUEST,
+                "Missing Mcp-Session-Id header: call initialize first",
+            ),
+        };
+    };
+    let Some(session) = shared.sessions.get(&session_id) else {
+        return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
+    };
+    match message {
+        Incoming::Request(request) => {
+            let id = request.id.clone();
+            let token = session.ended.child_token();
+            {
+                let mut in_flight = lock(&session.in_flight);
+                if in_flight.contains_key(&id) {
+                    let error =
+                        McpError::invalid_request(format!("Request id {id} is already in flight"));
+                    return respond::error(Some(&id), &error, StatusRules::Legacy);
+                }
+                in_flight.insert(id.clone(), token.clone());
+            }
+            let response = respond::run(
+                &shared.server,
+                request,
+                session.connection.clone(),
+                None,
+                token,
+                StatusRules::Legacy,
+            )
+            .await;
+            // An SSE response is still running, but it no longer needs an entry: the stream's
+            // own lifetime cancels it, and the id may be reused once the result is out.
+            lock(&session.in_flight).remove(&id);
+            response
+        }
+        Incoming::Notification(n) => {
+            match n.method.as_str() {
+                notification_methods::INITIALIZED => session.connection.mark_initialized(),
+                notification_methods::CANCELLED => {
+                    if let Ok(p) = decode_params::<CancelledParams>(n.params.as_deref())
+                        && let Some(token) = lock(&session.in_flight).remove(&p.request_id)
+                    {
+                        token.cancel();
+                    }
+                }
+                other => tracing::debug!(method = other, "ignored a notification"),
+            }
+            respond::empty(StatusCode::ACCEPTED)
+        }
+        Incoming::Response(r) => {
+            // Nothing asks the client yet; see the module comment.
+            tracing::debug!(id = %r.id, "dropped a response to no request of ours");
+            respond::empty(StatusCode::ACCEPTED)
+        }
+    }
+}
+
+async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Response {
+    let id = request.id.clone();
+    let (session_id, session) = match shared.sessions.open() {
+        Ok(opened) => opened,
+        Err(error) => return respond::error(Some(&id), &error, StatusRules::Legacy),
+    };
+    let mut response = respond::run(
+        &shared.server,
+        request,
+        session.connection.clone(),
+        None,
+        session.ended.child_token(),
+        StatusRules::Legacy,
+    )
+    .await;
+    if session.connection.legacy_session().is_none() {
+        // initialize failed: the session never started.
+        shared.sessions.close(&session_id);
+        return response;
+    }
+    match HeaderValue::from_str(&session_id) {
+        Ok(value) => {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        Err(_) => {
+            shared.sessions.close(&session_id);
+        }
+    }
+    response
+}
+
+/// GET: the session's stream of server-initiated messages.
+pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    if !accepts(headers, "text/event-stream") {
+        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+    }
+    let Some(session) = shared.sessions.get(&session_id) else {
+        return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(respond::STREAM_BUFFER);
+    {
+        let mut slot = lock(&session.stream);
+        if slot.as_ref().is_some_and(|s| !s.is_closed()) {
+            return no_session(
+                StatusCode::CONFLICT,
+                "This session already has an open GET stream",
+            );
+        }
+        *slot = Some(tx.clone());
+    }
+    let ended = session.ended.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = ended.cancelled() => break,
+                () = tokio::time::sleep(KEEP_ALIVE) => {
+                    if tx.send(sse::keep_alive()).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    sse::response(rx)
+}
+
+/// DELETE: the client ends its session.
+pub(super) fn handle_delete(shared: &Shared, headers: &HeaderMap) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    if shared.sessions.close(&session_id) {
+        respond::empty(StatusCode::OK)
+    } else {
+        no_session(StatusCode::NOT_FOUND, "Session not found or expired")
+    }
+}
+
+/// Whether the `Accept` header admits `media` (a missing header admits everything).
+pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    accept.split(',').any(|item| {
+        let range = item.split(';').next().unwrap_or("").trim();
+        range.eq_ignore_ascii_case(media)
+            || range == "*/*"
+            || range
+                .strip_suffix("/*")
+                .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+    })
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every critical section here is a single read or write, so a poisoned lock holds
+    // consistent data.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
