@@ -161,25 +161,22 @@ fn json_schema_2020_12() -> Value {
         "type": "object",
         "$defs": {
             "address": {
-                "$anchor": "address",
+                "$anchor": "addressDef",
                 "type": "object",
-                "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
-                "required": ["street", "city"]
+                "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
             }
         },
         "properties": {
             "name": {"type": "string"},
             "address": {"$ref": "#/$defs/address"},
-            "contact": {"anyOf": [
-                {"type": "object", "properties": {"email": {"type": "string", "format": "email"}}},
-                {"type": "object", "properties": {"phone": {"type": "string"}}}
-            ]},
-            "kind": {"type": "string", "enum": ["person", "company"]}
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"}
         },
-        "allOf": [{"required": ["name"]}],
-        "if": {"properties": {"kind": {"const": "company"}}},
-        "then": {"required": ["address"]},
-        "else": {"required": []},
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": false
     })
 }
