@@ -73,37 +73,42 @@ fn fixture_server() -> Server {
     // and pass them to the builder; `StateBook` below then goes away. Until then the fixture
     // protects its own states by accepting only values it minted.
     if std::env::var_os("MCP_REQUEST_STATE_KEYS").is_some() {
-        eprintln!("MCP_REQUEST_STATE_KEYS is set but not wired yet; using the fixture's own state book");
+        eprintln!(
+            "MCP_REQUEST_STATE_KEYS is set but not wired yet; using the fixture's own state book"
+        );
     }
     let call_states = states.clone();
     let prompt_states = states;
-    Server::builder(Implementation::new("mcp-rust-conformance", env!("CARGO_PKG_VERSION")))
-        .tools(tools())
-        .on_call_tool(move |ctx, call| {
-            let states = call_states.clone();
-            async move { call_tool(ctx, call, &states).await }
-        })
-        .prompts(prompts())
-        .on_get_prompt(move |_ctx, get| {
-            let states = prompt_states.clone();
-            async move { get_prompt(get, &states) }
-        })
-        .resources(vec![
-            resource("test://static-text", "static-text", "text/plain"),
-            resource("test://static-binary", "static-binary", "image/png"),
-            resource("test://watched-resource", "watched-resource", "text/plain"),
-        ])
-        .resource_templates(vec![ResourceTemplate {
-            mime_type: Some("application/json".into()),
-            description: Some("A resource template with one parameter".into()),
-            ..from_json(json!({"uriTemplate": "test://template/{id}/data", "name": "template"}))
-                .unwrap_or_else(|_| unreachable!("a valid template literal"))
-        }])
-        .on_read_resource(|_ctx, read| async move { read_resource(read) })
-        .on_complete(|_ctx, _params| async move {
-            Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
-        })
-        .build()
+    Server::builder(Implementation::new(
+        "mcp-rust-conformance",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .tools(tools())
+    .on_call_tool(move |ctx, call| {
+        let states = call_states.clone();
+        async move { call_tool(ctx, call, &states).await }
+    })
+    .prompts(prompts())
+    .on_get_prompt(move |_ctx, get| {
+        let states = prompt_states.clone();
+        async move { get_prompt(get, &states) }
+    })
+    .resources(vec![
+        resource("test://static-text", "static-text", "text/plain"),
+        resource("test://static-binary", "static-binary", "image/png"),
+        resource("test://watched-resource", "watched-resource", "text/plain"),
+    ])
+    .resource_templates(vec![ResourceTemplate {
+        mime_type: Some("application/json".into()),
+        description: Some("A resource template with one parameter".into()),
+        ..from_json(json!({"uriTemplate": "test://template/{id}/data", "name": "template"}))
+            .unwrap_or_else(|_| unreachable!("a valid template literal"))
+    }])
+    .on_read_resource(|_ctx, read| async move { read_resource(read) })
+    .on_complete(|_ctx, _params| async move {
+        Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
+    })
+    .build()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -111,7 +116,8 @@ fn fixture_server() -> Server {
 
 fn tools() -> Vec<Tool> {
     let none = || json!({"type": "object", "properties": {}});
-    let plain = |name: &str, description: &str| Tool::new(name, none()).with_description(description);
+    let plain =
+        |name: &str, description: &str| Tool::new(name, none()).with_description(description);
     let string_arg = |name: &str, arg: &str, description: &str| {
         Tool::new(
             name,
@@ -124,25 +130,78 @@ fn tools() -> Vec<Tool> {
         plain("test_image_content", "Returns an image"),
         plain("test_audio_content", "Returns an audio clip"),
         plain("test_embedded_resource", "Returns an embedded resource"),
-        plain("test_multiple_content_types", "Returns text, an image and a resource"),
+        plain(
+            "test_multiple_content_types",
+            "Returns text, an image and a resource",
+        ),
         plain("test_error_handling", "Always fails with a tool error"),
         plain("test_tool_with_progress", "Reports progress three times"),
-        plain("test_tool_with_logging", "Logs three messages while it runs"),
-        plain("test_missing_capability", "Needs the client's sampling capability"),
-        plain("test_streaming_elicitation", "Finishes without asking the client anything"),
-        plain("test_logging_tool", "Logs only when the request asks for a log level"),
-        string_arg("test_sampling", "prompt", "Asks the client's model (2025-11-25 sessions)"),
-        string_arg("test_elicitation", "message", "Asks the user (2025-11-25 sessions)"),
-        plain("test_elicitation_sep1034_defaults", "Elicitation with defaults (2025-11-25)"),
-        plain("test_elicitation_sep1330_enums", "Elicitation with enum forms (2025-11-25)"),
-        plain("test_input_required_result_elicitation", "Asks for the user's name"),
-        plain("test_input_required_result_sampling", "Asks the client's model a question"),
-        plain("test_input_required_result_list_roots", "Asks for the client's roots"),
-        plain("test_input_required_result_request_state", "Asks for confirmation, with state"),
-        plain("test_input_required_result_multiple_inputs", "Asks three things at once"),
-        plain("test_input_required_result_multi_round", "Asks two questions in two rounds"),
-        plain("test_input_required_result_tampered_state", "Rejects a tampered requestState"),
-        plain("test_input_required_result_capabilities", "Asks only what the client supports"),
+        plain(
+            "test_tool_with_logging",
+            "Logs three messages while it runs",
+        ),
+        plain(
+            "test_missing_capability",
+            "Needs the client's sampling capability",
+        ),
+        plain(
+            "test_streaming_elicitation",
+            "Finishes without asking the client anything",
+        ),
+        plain(
+            "test_logging_tool",
+            "Logs only when the request asks for a log level",
+        ),
+        string_arg(
+            "test_sampling",
+            "prompt",
+            "Asks the client's model (2025-11-25 sessions)",
+        ),
+        string_arg(
+            "test_elicitation",
+            "message",
+            "Asks the user (2025-11-25 sessions)",
+        ),
+        plain(
+            "test_elicitation_sep1034_defaults",
+            "Elicitation with defaults (2025-11-25)",
+        ),
+        plain(
+            "test_elicitation_sep1330_enums",
+            "Elicitation with enum forms (2025-11-25)",
+        ),
+        plain(
+            "test_input_required_result_elicitation",
+            "Asks for the user's name",
+        ),
+        plain(
+            "test_input_required_result_sampling",
+            "Asks the client's model a question",
+        ),
+        plain(
+            "test_input_required_result_list_roots",
+            "Asks for the client's roots",
+        ),
+        plain(
+            "test_input_required_result_request_state",
+            "Asks for confirmation, with state",
+        ),
+        plain(
+            "test_input_required_result_multiple_inputs",
+            "Asks three things at once",
+        ),
+        plain(
+            "test_input_required_result_multi_round",
+            "Asks two questions in two rounds",
+        ),
+        plain(
+            "test_input_required_result_tampered_state",
+            "Rejects a tampered requestState",
+        ),
+        plain(
+            "test_input_required_result_capabilities",
+            "Asks only what the client supports",
+        ),
         Tool::new(
             "test_x_mcp_header",
             json!({"type": "object",
@@ -230,9 +289,15 @@ async fn call_tool(
             done(CallToolResult::text("Logging complete"))
         }
         "test_logging_tool" => {
-            ctx.log(LoggingLevel::Info, Some("conformance"), json!("test_logging_tool ran"))
-                .await;
-            done(CallToolResult::text("Logged (if a log level was requested)"))
+            ctx.log(
+                LoggingLevel::Info,
+                Some("conformance"),
+                json!("test_logging_tool ran"),
+            )
+            .await;
+            done(CallToolResult::text(
+                "Logged (if a log level was requested)",
+            ))
         }
         "test_missing_capability" => {
             if !ctx.client_capabilities().supports_sampling() {
@@ -246,7 +311,9 @@ async fn call_tool(
         "test_streaming_elicitation" => done(CallToolResult::text(
             "Finished without asking the client anything",
         )),
-        "test_sampling" | "test_elicitation" | "test_elicitation_sep1034_defaults"
+        "test_sampling"
+        | "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
         | "test_elicitation_sep1330_enums" => done(CallToolResult::error(
             "This tool needs server-to-client requests in a 2025-11-25 session, which this \
              server does not send yet",
@@ -276,13 +343,16 @@ async fn call_tool(
         "test_input_required_result_list_roots" => match responses.roots("client_roots") {
             Some(roots) => {
                 let count = roots?.roots.len();
-                done(CallToolResult::text(format!("Client exposed {count} root(s).")))
+                done(CallToolResult::text(format!(
+                    "Client exposed {count} root(s)."
+                )))
             }
             None => Ok(InputRequiredResult::new()
                 .ask("client_roots", InputRequest::ListRoots)
                 .into()),
         },
-        "test_input_required_result_request_state" | "test_input_required_result_tampered_state" => {
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
             let state = states.open(call.request_state.as_deref())?;
             match (state, responses.get("confirm")) {
                 (Some(_), Some(_)) => done(CallToolResult::text("Confirmed: state-ok")),
@@ -364,7 +434,10 @@ fn multi_round(
         },
         Some(2) => match responses.get("step2").map(|v| name_from(v, "color")) {
             Some(Ok(Some(color))) => {
-                let name = state.get("name").and_then(Value::as_str).unwrap_or("someone");
+                let name = state
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("someone");
                 Ok(CallToolResult::text(format!("{name} likes {color}")).into())
             }
             _ => restart(),
@@ -430,29 +503,39 @@ fn content(blocks: Value) -> Result<CallToolResult, McpError> {
 
 fn prompts() -> Vec<Prompt> {
     let prompt = |name: &str, description: &str, args: Value| -> Prompt {
-        let mut p: Prompt = from_json(json!({"name": name, "description": description, "arguments": args}))
-            .unwrap_or_else(|_| unreachable!("a valid prompt literal"));
+        let mut p: Prompt =
+            from_json(json!({"name": name, "description": description, "arguments": args}))
+                .unwrap_or_else(|_| unreachable!("a valid prompt literal"));
         if p.arguments.as_ref().is_some_and(Vec::is_empty) {
             p.arguments = None;
         }
         p
     };
-    let required = |name: &str, description: &str| {
-        json!({"name": name, "description": description, "required": true})
-    };
+    let required = |name: &str, description: &str| json!({"name": name, "description": description, "required": true});
     vec![
-        prompt("test_simple_prompt", "A prompt without arguments", json!([])),
+        prompt(
+            "test_simple_prompt",
+            "A prompt without arguments",
+            json!([]),
+        ),
         prompt(
             "test_prompt_with_arguments",
             "A prompt with two required arguments",
-            json!([required("arg1", "First argument"), required("arg2", "Second argument")]),
+            json!([
+                required("arg1", "First argument"),
+                required("arg2", "Second argument")
+            ]),
         ),
         prompt(
             "test_prompt_with_embedded_resource",
             "A prompt that embeds a resource",
             json!([required("resourceUri", "URI of the resource to embed")]),
         ),
-        prompt("test_prompt_with_image", "A prompt with an image", json!([])),
+        prompt(
+            "test_prompt_with_image",
+            "A prompt with an image",
+            json!([]),
+        ),
         prompt(
             "test_input_required_result_prompt",
             "A prompt that asks the user for context first",
@@ -496,7 +579,10 @@ fn get_prompt(
         ]),
         "test_input_required_result_prompt" => {
             let responses = get.input_responses.clone().unwrap_or_default();
-            match responses.get("user_context").map(|v| name_from(v, "context")) {
+            match responses
+                .get("user_context")
+                .map(|v| name_from(v, "context"))
+            {
                 Some(Ok(Some(context))) => json!([{"role": "user", "content": {"type": "text",
                     "text": format!("Use this context: {context}")}}]),
                 Some(Err(e)) => return Err(e),
@@ -545,7 +631,8 @@ fn read_resource(read: ReadResourceParams) -> Result<Outcome<ReadResourceResult>
             .filter(|id| !id.is_empty() && !id.contains('/'))
         {
             Some(id) => {
-                let text = json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                let text =
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
                 json!([{"uri": uri, "mimeType": "application/json", "text": text.to_string()}])
             }
             None => return Err(McpError::resource_not_found(uri)),
