@@ -311,13 +311,66 @@ async fn call_tool(
         "test_streaming_elicitation" => done(CallToolResult::text(
             "Finished without asking the client anything",
         )),
-        "test_sampling"
-        | "test_elicitation"
-        | "test_elicitation_sep1034_defaults"
-        | "test_elicitation_sep1330_enums" => done(CallToolResult::error(
-            "This tool needs server-to-client requests in a 2025-11-25 session, which this \
-             server does not send yet",
-        )),
+        "test_sampling" => {
+            if !ctx.client_capabilities().supports_sampling() {
+                return done(CallToolResult::error(
+                    "The client does not support sampling",
+                ));
+            }
+            let prompt = argument(&call, "prompt").unwrap_or_default();
+            let answer: mcp::protocol::CreateMessageResult = ctx
+                .request_client(
+                    "sampling/createMessage",
+                    &mcp::protocol::CreateMessageParams::prompt(prompt, 100),
+                )
+                .await?;
+            let text = answer.text().unwrap_or("(no text)");
+            done(CallToolResult::text(format!("LLM response: {text}")))
+        }
+        "test_elicitation" => {
+            let message = argument(&call, "message").unwrap_or_default();
+            let schema = json!({"type": "object", "properties": {
+                "username": {"type": "string", "description": "User's response"},
+                "email": {"type": "string", "description": "User's email address"}},
+                "required": ["username", "email"]});
+            let (action, content) = elicit_back(&ctx, message, schema).await?;
+            done(CallToolResult::text(format!(
+                "User response: action={action}, content={content}"
+            )))
+        }
+        "test_elicitation_sep1034_defaults" => {
+            let schema = json!({"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"],
+                           "default": "active"},
+                "verified": {"type": "boolean", "default": true}}});
+            let (action, content) = elicit_back(&ctx, "Please review your details", schema).await?;
+            done(CallToolResult::text(format!(
+                "Elicitation completed: action={action}, content={content}"
+            )))
+        }
+        "test_elicitation_sep1330_enums" => {
+            let schema = json!({"type": "object", "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                               "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array",
+                                  "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"}]}}}});
+            let (action, content) = elicit_back(&ctx, "Pick some options", schema).await?;
+            done(CallToolResult::text(format!(
+                "Elicitation completed: action={action}, content={content}"
+            )))
+        }
         "test_x_mcp_header" => {
             let region = argument(&call, "region").unwrap_or("unknown");
             done(CallToolResult::text(format!("Region: {region}")))
@@ -444,6 +497,26 @@ fn multi_round(
         },
         _ => restart(),
     }
+}
+
+/// Asks the user over a 2025-11-25 session's back-channel; returns the action and the content
+/// as JSON text.
+async fn elicit_back(
+    ctx: &RequestContext,
+    message: &str,
+    schema: Value,
+) -> Result<(String, String), McpError> {
+    if !ctx.client_capabilities().supports_form_elicitation() {
+        return Err(McpError::invalid_params(
+            "The client does not support elicitation",
+        ));
+    }
+    let answer: Value = ctx
+        .request_client("elicitation/create", &ElicitParams::form(message, schema))
+        .await?;
+    let action = answer["action"].as_str().unwrap_or("unknown").to_owned();
+    let content = answer.get("content").cloned().unwrap_or(Value::Null);
+    Ok((action, content.to_string()))
 }
 
 fn capital_question() -> InputRequest {

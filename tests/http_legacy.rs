@@ -59,11 +59,19 @@ async fn a_session_lives_from_initialize_to_delete() {
     // The 2025 wire carries no resultType.
     assert!(r.json()["result"].get("resultType").is_none());
 
-    let r = s.method("DELETE").header("mcp-session-id", &session).send().await;
+    let r = s
+        .method("DELETE")
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
     assert_eq!(r.status, 200);
     let r = call(&s, &session, 3, "echo").await;
     assert_eq!(r.status, 404);
-    let r = s.method("DELETE").header("mcp-session-id", &session).send().await;
+    let r = s
+        .method("DELETE")
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
     assert_eq!(r.status, 404);
 }
 
@@ -118,7 +126,10 @@ async fn json_rpc_errors_in_a_session_travel_with_200() {
         .header("mcp-session-id", &session)
         .send()
         .await;
-    assert_eq!(r.status, 200, "a 404 would tell the client its session is gone");
+    assert_eq!(
+        r.status, 200,
+        "a 404 would tell the client its session is gone"
+    );
     assert_eq!(r.error_code(), -32601);
 }
 
@@ -168,7 +179,11 @@ async fn get_opens_the_session_stream_once() {
         .await;
     assert_eq!(r.status, 409, "a second stream for the same session");
     // Ending the session closes the stream.
-    let r = s.method("DELETE").header("mcp-session-id", &session).send().await;
+    let r = s
+        .method("DELETE")
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
     assert_eq!(r.status, 200);
     let mut rest = Vec::new();
     tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
@@ -183,7 +198,11 @@ async fn the_session_table_is_bounded_and_idle_sessions_expire() {
     let first = open_session(&s).await;
     let _second = open_session(&s).await;
     let _third = open_session(&s).await;
-    assert_eq!(call(&s, &first, 2, "echo").await.status, 404, "the longest idle was evicted");
+    assert_eq!(
+        call(&s, &first, 2, "echo").await.status,
+        404,
+        "the longest idle was evicted"
+    );
 
     let s = Running::with(|t| t.session_idle_timeout(Duration::from_millis(100))).await;
     let session = open_session(&s).await;

@@ -114,7 +114,10 @@ impl Server {
                     self.on_notification(notification, &connection, &in_flight);
                 }
                 Ok(Incoming::Response(response)) => {
-                    tracing::debug!(id = %response.id, "dropped a response to no request of ours");
+                    let id = response.id.clone();
+                    if !connection.deliver(response) {
+                        tracing::debug!(%id, "dropped a response to no request of ours");
+                    }
                 }
             }
         }

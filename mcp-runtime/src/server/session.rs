@@ -1,9 +1,19 @@
 //! Per-connection state. 2026-07-28 keeps none; a 2025-11-25 client's `initialize` opens a
 //! session that lives as long as its connection.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
 
-use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
+
+use crate::protocol::{
+    ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse, RequestId,
+};
+
+/// What a server→client request resolves to: the client's result or its error.
+pub(crate) type ClientAnswer = Result<Box<RawValue>, McpError>;
 
 /// What a 2025-11-25 client declared at `initialize`.
 #[derive(Debug, Clone)]
@@ -24,6 +34,11 @@ pub struct LegacySession {
 #[derive(Debug, Default)]
 pub struct Connection {
     legacy: Mutex<Option<LegacySession>>,
+    /// Server→client requests awaiting their answer (2025-11-25 back-channel).
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
+    next_request: AtomicI64,
+    /// Resource URIs the client subscribed to (2025-11-25 `resources/subscribe`).
+    subscriptions: Mutex<BTreeSet<String>>,
 }
 
 impl Connection {
@@ -58,9 +73,53 @@ impl Connection {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacySession>> {
-        // A panic while holding this lock cannot leave the session half-written (every
-        // critical section is a single assignment), so a poisoned lock is still usable.
-        self.legacy.lock().unwrap_or_else(|e| e.into_inner())
+    /// Routes the client's answer to a server→client request. Returns false when no request
+    /// of ours has that id (it was never sent, already answered, or given up on).
+    pub fn deliver(&self, response: RawResponse) -> bool {
+        let waiting = lock(&self.pending).remove(&response.id);
+        match waiting {
+            // The asker may have been cancelled meanwhile; then nobody needs the answer.
+            Some(tx) => tx.send(response.outcome).is_ok(),
+            None => false,
+        }
     }
+
+    /// The resource URIs the client is subscribed to.
+    pub fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
+    }
+
+    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool) {
+        let mut set = lock(&self.subscriptions);
+        if subscribed {
+            set.insert(uri.to_owned());
+        } else {
+            set.remove(uri);
+        }
+    }
+
+    /// Reserves an id for a server→client request and the slot its answer arrives in.
+    pub(crate) fn expect_answer(&self) -> (RequestId, oneshot::Receiver<ClientAnswer>) {
+        // A prefix keeps our ids visibly apart from the client's in logs; JSON-RPC does not
+        // need it, since each side numbers its own requests.
+        let n = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("srv-{n}"));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.pending).insert(id.clone(), tx);
+        (id, rx)
+    }
+
+    pub(crate) fn forget_answer(&self, id: &RequestId) {
+        lock(&self.pending).remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacySession>> {
+        lock(&self.legacy)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every critical section here is a single insert, remove or assignment, so a panic inside
+    // one cannot leave the data half-written and a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -2,8 +2,11 @@
 //! carry it; a GET opens the session's server→client stream; DELETE ends the session.
 //!
 //! Each session owns a [`Connection`], so the dispatcher sees the same session state it would on
-//! stdio. The GET stream's sender lives in the session: that is where server→client requests
-//! (the back-channel of Resolve dependencies in old sessions) will be written.
+//! stdio. Server→client requests a handler sends (`RequestContext::request_client`) go out on
+//! that request's own SSE stream, and the client's answer comes back as a POSTed response that
+//! the session's connection routes to the waiting handler. The GET stream's sender lives in the
+//! session, for messages that belong to no request (not sent yet: resource updates,
+//! list changes).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -237,8 +240,10 @@ pub(super) async fn handle_post(
             respond::empty(StatusCode::ACCEPTED)
         }
         Incoming::Response(r) => {
-            // Nothing asks the client yet; see the module comment.
-            tracing::debug!(id = %r.id, "dropped a response to no request of ours");
+            let id = r.id.clone();
+            if !session.connection.deliver(r) {
+                tracing::debug!(%id, "dropped a response to no request of ours");
+            }
             respond::empty(StatusCode::ACCEPTED)
         }
     }
