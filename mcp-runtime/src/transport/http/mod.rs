@@ -221,7 +221,7 @@ struct Shared {
 }
 
 impl Shared {
-    async fn header_bindings(&self, tool: &str) -> Arc<[(String, String)]> {
+    async fn header_bindings(&self, tool: &str) -> tool_headers::Bindings {
         self.tool_headers.bindings(&self.server, tool).await
     }
 }

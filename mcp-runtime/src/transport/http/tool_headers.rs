@@ -17,18 +17,21 @@ use super::headers::header_bindings;
 /// Pages fetched at most, so a handler that always returns a cursor cannot loop forever.
 const MAX_PAGES: usize = 1000;
 
-/// Tool name → `(property, header name)` pairs, learnt once per transport.
+/// `(property, header name)` pairs of one tool.
+pub(super) type Bindings = Arc<[(String, String)]>;
+
+/// Tool name → its bindings, learnt once per transport.
 #[derive(Debug, Default)]
-pub(super) struct ToolHeaders(OnceCell<HashMap<String, Arc<[(String, String)]>>>);
+pub(super) struct ToolHeaders(OnceCell<HashMap<String, Bindings>>);
 
 impl ToolHeaders {
-    pub async fn bindings(&self, server: &Server, tool: &str) -> Arc<[(String, String)]> {
+    pub async fn bindings(&self, server: &Server, tool: &str) -> Bindings {
         let table = self.0.get_or_init(|| learn(server)).await;
         table.get(tool).cloned().unwrap_or_else(|| Arc::new([]))
     }
 }
 
-async fn learn(server: &Server) -> HashMap<String, Arc<[(String, String)]>> {
+async fn learn(server: &Server) -> HashMap<String, Bindings> {
     #[derive(Deserialize)]
     struct Page {
         result: Option<PageResult>,
