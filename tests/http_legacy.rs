@@ -209,3 +209,67 @@ async fn the_session_table_is_bounded_and_idle_sessions_expire() {
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(call(&s, &session, 2, "echo").await.status, 404);
 }
+
+#[tokio::test]
+async fn a_handler_asks_the_client_over_the_request_stream() {
+    let s = Running::start().await;
+    let session = open_session(&s).await;
+    let mut stream = s
+        .post(rpc(6, "tools/call", json!({"name": "ask_back"})))
+        .header("mcp-session-id", &session)
+        .open()
+        .await;
+    let mut seen = String::new();
+    let mut buf = [0u8; 4096];
+    let question = loop {
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
+            .await
+            .expect("the question in time")
+            .expect("read");
+        assert!(n > 0, "stream ended before the question: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        let found = seen
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+            .find(|m| m["method"] == "elicitation/create");
+        if let Some(found) = found {
+            break found;
+        }
+    };
+    assert_eq!(question["params"]["message"], "Name?");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+        "result": {"action": "accept", "content": {"name": "Ada"}}});
+    let r = s
+        .post(answer.to_string())
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
+    assert_eq!(r.status, 202);
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
+        .await
+        .expect("the result in time")
+        .expect("read");
+    seen.push_str(&String::from_utf8_lossy(&rest));
+    let result = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .find(|m| m["id"] == 6)
+        .expect("the final response on the same stream");
+    assert_eq!(result["result"]["content"][0]["text"], "hello Ada");
+}
+
+#[tokio::test]
+async fn an_answer_to_nothing_is_accepted_and_dropped() {
+    let s = Running::start().await;
+    let session = open_session(&s).await;
+    let r = s
+        .post(json!({"jsonrpc": "2.0", "id": "srv-99", "result": {}}).to_string())
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
+    assert_eq!(r.status, 202);
+    assert_eq!(call(&s, &session, 2, "echo").await.status, 200);
+}

@@ -34,10 +34,10 @@ pub struct Flags {
 
 /// Tools: `echo` (text), `progress` (two progress notifications, then a result), `slow`
 /// (answers after 300 ms), `hang` (one progress, then waits for cancellation), `needs_sampling`
-/// (-32021 without sampling), `regional` (argument `region` mirrored in `Mcp-Param-Region`).
+/// (-32021 without sampling), `ask_back` (elicits over a 2025 session's back-channel), `regional` (argument `region` mirrored in `Mcp-Param-Region`).
 pub fn test_server(flags: Flags) -> Server {
     let empty = json!({"type": "object", "properties": {}});
-    let mut tools: Vec<Tool> = ["echo", "progress", "slow", "hang", "needs_sampling"]
+    let mut tools: Vec<Tool> = ["echo", "progress", "slow", "hang", "needs_sampling", "ask_back"]
         .into_iter()
         .map(|name| Tool::new(name, empty.clone()).with_description(name))
         .collect();
@@ -76,6 +76,18 @@ pub fn test_server(flags: Flags) -> Server {
                             return Err(McpError::missing_capability("needs sampling", &required));
                         }
                         CallToolResult::text("sampled").into()
+                    }
+                    "ask_back" => {
+                        let schema = json!({"type": "object",
+                            "properties": {"name": {"type": "string"}}});
+                        let answer: Value = ctx
+                            .request_client(
+                                "elicitation/create",
+                                &json!({"message": "Name?", "requestedSchema": schema}),
+                            )
+                            .await?;
+                        let name = answer["content"]["name"].as_str().unwrap_or("nobody");
+                        CallToolResult::text(format!("hello {name}")).into()
                     }
                     "regional" => {
                         let region = call
