@@ -273,3 +273,96 @@ async fn an_answer_to_nothing_is_accepted_and_dropped() {
     assert_eq!(r.status, 202);
     assert_eq!(call(&s, &session, 2, "echo").await.status, 200);
 }
+
+#[tokio::test]
+async fn shutdown_ends_get_streams_and_lets_requests_finish() {
+    let s = Running::start().await;
+    let session = open_session(&s).await;
+    let mut get = s
+        .method("GET")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .open()
+        .await;
+    let mut buf = [0u8; 256];
+    let n = tokio::time::timeout(Duration::from_secs(5), get.read(&mut buf))
+        .await
+        .expect("the stream opens")
+        .expect("read");
+    assert!(n > 0);
+    let slow = s
+        .post(rpc(2, "tools/call", json!({"name": "slow"})))
+        .header("mcp-session-id", &session)
+        .open()
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.stop.cancel();
+    let mut raw = Vec::new();
+    let mut slow = slow;
+    tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut raw))
+        .await
+        .expect("the in-flight request finishes")
+        .expect("read");
+    let r = http_support::parse_reply(&raw);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["content"][0]["text"], "slow done");
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), get.read_to_end(&mut rest))
+        .await
+        .expect("the GET stream ends")
+        .expect("read");
+    let served = tokio::time::timeout(Duration::from_secs(5), s.task)
+        .await
+        .expect("the server stops despite the GET stream")
+        .expect("join");
+    assert!(served.is_ok());
+}
+
+#[tokio::test]
+async fn a_cancelled_request_frees_its_id() {
+    let s = Running::start().await;
+    let session = open_session(&s).await;
+    let mut hang = s
+        .post(rpc(
+            3,
+            "tools/call",
+            json!({"name": "hang", "_meta": {"progressToken": 1}}),
+        ))
+        .header("mcp-session-id", &session)
+        .open()
+        .await;
+    let mut buf = [0u8; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(5), hang.read(&mut buf))
+        .await
+        .expect("the stream starts")
+        .expect("read");
+    assert!(n > 0);
+    // Same id while the first is in flight: refused.
+    let r = call(&s, &session, 3, "echo").await;
+    assert_eq!((r.status, r.error_code()), (400, -32600));
+    let r = s
+        .post(
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}})
+                .to_string(),
+        )
+        .header("mcp-session-id", &session)
+        .send()
+        .await;
+    assert_eq!(r.status, 202);
+    for _ in 0..100 {
+        if s.flags
+            .hang_cancelled
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        s.flags
+            .hang_cancelled
+            .load(std::sync::atomic::Ordering::SeqCst)
+    );
+    let r = call(&s, &session, 3, "echo").await;
+    assert_eq!(r.status, 200, "the id is free again: {r:?}");
+}

@@ -37,10 +37,17 @@ pub struct Flags {
 /// (-32021 without sampling), `ask_back` (elicits over a 2025 session's back-channel), `regional` (argument `region` mirrored in `Mcp-Param-Region`).
 pub fn test_server(flags: Flags) -> Server {
     let empty = json!({"type": "object", "properties": {}});
-    let mut tools: Vec<Tool> = ["echo", "progress", "slow", "hang", "needs_sampling", "ask_back"]
-        .into_iter()
-        .map(|name| Tool::new(name, empty.clone()).with_description(name))
-        .collect();
+    let mut tools: Vec<Tool> = [
+        "echo",
+        "progress",
+        "slow",
+        "hang",
+        "needs_sampling",
+        "ask_back",
+    ]
+    .into_iter()
+    .map(|name| Tool::new(name, empty.clone()).with_description(name))
+    .collect();
     tools.push(Tool::new(
         "regional",
         json!({"type": "object",

@@ -9,6 +9,7 @@
 //! list changes).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,7 +26,7 @@ use crate::server::Connection;
 
 use super::Shared;
 use super::headers::{self, SESSION_ID};
-use super::respond::{self, StatusRules};
+use super::respond::{self, Job, StatusRules};
 use super::sse;
 
 /// How often an idle GET stream gets a keep-alive comment.
@@ -38,8 +39,10 @@ pub(super) struct Session {
     last_seen: Mutex<Instant>,
     /// Cancels everything the session runs when it ends.
     ended: CancellationToken,
-    /// Requests in flight, for `notifications/cancelled`.
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Requests in flight, for `notifications/cancelled`. The sequence number tells an entry
+    /// apart from a newer request that reused its id after a cancellation freed it.
+    in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
+    sequence: AtomicU64,
     /// The open GET stream, if any.
     stream: Mutex<Option<mpsc::Sender<Bytes>>>,
 }
@@ -51,6 +54,7 @@ impl Session {
             last_seen: Mutex::new(Instant::now()),
             ended: CancellationToken::new(),
             in_flight: Mutex::default(),
+            sequence: AtomicU64::new(0),
             stream: Mutex::default(),
         }
     }
@@ -61,6 +65,26 @@ impl Session {
 
     fn idle_for(&self) -> Duration {
         lock(&self.last_seen).elapsed()
+    }
+}
+
+/// Keeps a request's id reserved (for `notifications/cancelled` and against reuse) until its
+/// handler is done.
+struct InFlightEntry {
+    session: Arc<Session>,
+    id: RequestId,
+    sequence: u64,
+}
+
+impl Drop for InFlightEntry {
+    fn drop(&mut self) {
+        let mut in_flight = lock(&self.session.in_flight);
+        if in_flight
+            .get(&self.id)
+            .is_some_and(|(s, _)| *s == self.sequence)
+        {
+            in_flight.remove(&self.id);
+        }
     }
 }
 
@@ -202,6 +226,7 @@ pub(super) async fn handle_post(
         Incoming::Request(request) => {
             let id = request.id.clone();
             let token = session.ended.child_token();
+            let sequence = session.sequence.fetch_add(1, Ordering::Relaxed);
             {
                 let mut in_flight = lock(&session.in_flight);
                 if in_flight.contains_key(&id) {
@@ -209,28 +234,28 @@ pub(super) async fn handle_post(
                         McpError::invalid_request(format!("Request id {id} is already in flight"));
                     return respond::error(Some(&id), &error, StatusRules::Legacy);
                 }
-                in_flight.insert(id.clone(), token.clone());
+                in_flight.insert(id.clone(), (sequence, token.clone()));
             }
-            let response = respond::run(
-                &shared.server,
+            let job = Job {
                 request,
-                session.connection.clone(),
-                None,
-                token,
-                StatusRules::Legacy,
-            )
-            .await;
-            // An SSE response is still running, but it no longer needs an entry: the stream's
-            // own lifetime cancels it, and the id may be reused once the result is out.
-            lock(&session.in_flight).remove(&id);
-            response
+                connection: session.connection.clone(),
+                identity: None,
+                cancellation: token,
+                rules: StatusRules::Legacy,
+                held_until_done: Some(Box::new(InFlightEntry {
+                    session: session.clone(),
+                    id,
+                    sequence,
+                })),
+            };
+            respond::run(&shared.server, job).await
         }
         Incoming::Notification(n) => {
             match n.method.as_str() {
                 notification_methods::INITIALIZED => session.connection.mark_initialized(),
                 notification_methods::CANCELLED => {
                     if let Ok(p) = decode_params::<CancelledParams>(n.params.as_deref())
-                        && let Some(token) = lock(&session.in_flight).remove(&p.request_id)
+                        && let Some((_, token)) = lock(&session.in_flight).remove(&p.request_id)
                     {
                         token.cancel();
                     }
@@ -255,15 +280,15 @@ async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Re
         Ok(opened) => opened,
         Err(error) => return respond::error(Some(&id), &error, StatusRules::Legacy),
     };
-    let mut response = respond::run(
-        &shared.server,
+    let job = Job {
         request,
-        session.connection.clone(),
-        None,
-        session.ended.child_token(),
-        StatusRules::Legacy,
-    )
-    .await;
+        connection: session.connection.clone(),
+        identity: None,
+        cancellation: session.ended.child_token(),
+        rules: StatusRules::Legacy,
+        held_until_done: None,
+    };
+    let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {
         // initialize failed: the session never started.
         shared.sessions.close(&session_id);
@@ -303,16 +328,24 @@ pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
         *slot = Some(tx.clone());
     }
     let ended = session.ended.clone();
+    let closing = shared.streams_closing.clone();
     tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = ended.cancelled() => break,
+                () = closing.cancelled() => break,
                 () = tokio::time::sleep(KEEP_ALIVE) => {
                     if tx.send(sse::keep_alive()).await.is_err() {
                         break;
                     }
                 }
             }
+        }
+        // The slot's sender would keep the stream open after the loop's is gone; a newer
+        // stream may own the slot by now, so only our own sender is removed.
+        let mut slot = lock(&session.stream);
+        if slot.as_ref().is_some_and(|s| s.same_channel(&tx)) {
+            slot.take();
         }
     });
     sse::response(rx)

@@ -39,6 +39,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use axum::routing::post;
 use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{Incoming, McpError};
 use crate::server::Server;
@@ -81,6 +82,7 @@ pub struct HttpTransport {
     hosts: HostPolicy,
     max_sessions: usize,
     session_idle_timeout: Duration,
+    streams_closing: CancellationToken,
 }
 
 impl HttpTransport {
@@ -93,6 +95,7 @@ impl HttpTransport {
             hosts: HostPolicy::default(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            streams_closing: CancellationToken::new(),
         }
     }
 
@@ -149,6 +152,17 @@ impl HttpTransport {
         self
     }
 
+    /// Ends the long-lived GET streams of 2025-11-25 sessions when `token` is cancelled.
+    ///
+    /// A graceful shutdown waits for open responses, and a GET stream never finishes on its
+    /// own, so an application that mounts [`into_router`](Self::into_router) into its own
+    /// server cancels this token when it starts shutting down. [`serve`](Self::serve) does this
+    /// itself.
+    pub fn close_streams_on(mut self, token: CancellationToken) -> Self {
+        self.streams_closing = token;
+        self
+    }
+
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
@@ -175,6 +189,11 @@ impl HttpTransport {
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        let closing = self.streams_closing.clone();
+        let shutdown = async move {
+            shutdown.await;
+            closing.cancel();
+        };
         axum::serve(listener, self.into_router())
             .with_graceful_shutdown(shutdown)
             .await
@@ -186,6 +205,7 @@ impl HttpTransport {
             hosts: self.hosts.clone(),
             sessions: SessionTable::new(self.max_sessions, self.session_idle_timeout),
             tool_headers: ToolHeaders::default(),
+            streams_closing: self.streams_closing.clone(),
         }
     }
 }
@@ -218,6 +238,7 @@ struct Shared {
     hosts: HostPolicy,
     sessions: SessionTable,
     tool_headers: ToolHeaders,
+    streams_closing: CancellationToken,
 }
 
 impl Shared {

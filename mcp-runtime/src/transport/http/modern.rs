@@ -13,7 +13,7 @@ use crate::server::Connection;
 
 use super::Shared;
 use super::headers::{self, BodyFacts};
-use super::respond::{self, StatusRules};
+use super::respond::{self, Job, StatusRules};
 
 /// Whether a message's `_meta` names a protocol version: the mark of the stateless wire.
 pub(super) fn is_modern_message(params: Option<&serde_json::value::RawValue>) -> bool {
@@ -35,15 +35,15 @@ pub(super) async fn handle(shared: &Shared, headers: &HeaderMap, message: Incomi
             if let Err(error) = check_headers(shared, headers, &request).await {
                 return respond::error(Some(&request.id), &error, StatusRules::Modern);
             }
-            respond::run(
-                &shared.server,
+            let job = Job {
                 request,
-                Arc::new(Connection::new()),
-                None,
-                CancellationToken::new(),
-                StatusRules::Modern,
-            )
-            .await
+                connection: Arc::new(Connection::new()),
+                identity: None,
+                cancellation: CancellationToken::new(),
+                rules: StatusRules::Modern,
+                held_until_done: None,
+            };
+            respond::run(&shared.server, job).await
         }
         // Over HTTP a request is cancelled by closing its stream, so a notification has
         // nothing to act on; it is acknowledged and dropped.

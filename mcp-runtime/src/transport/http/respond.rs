@@ -28,15 +28,29 @@ pub(super) enum StatusRules {
     Legacy,
 }
 
-/// Answers `request` on `connection`, as JSON or as SSE.
-pub(super) async fn run(
-    server: &Server,
-    request: RawRequest,
-    connection: Arc<Connection>,
-    identity: Option<Arc<Identity>>,
-    cancellation: CancellationToken,
-    rules: StatusRules,
-) -> Response {
+/// One request to run, with everything it runs with.
+pub(super) struct Job {
+    pub request: RawRequest,
+    pub connection: Arc<Connection>,
+    /// The verified caller, once the transport authenticates.
+    pub identity: Option<Arc<Identity>>,
+    pub cancellation: CancellationToken,
+    pub rules: StatusRules,
+    /// Dropped when the handler is done (answered or cancelled), not when the response is:
+    /// per-request bookkeeping must outlive the response head but not the request.
+    pub held_until_done: Option<Box<dyn Send>>,
+}
+
+/// Answers a request, as JSON or as SSE.
+pub(super) async fn run(server: &Server, job: Job) -> Response {
+    let Job {
+        request,
+        connection,
+        identity,
+        cancellation,
+        rules,
+        held_until_done,
+    } = job;
     let id = request.id.clone();
     let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
     // Dropping the guard cancels the request: that happens when the client goes away before
@@ -49,7 +63,10 @@ pub(super) async fn run(
         identity,
     };
     let task_server = server.clone();
-    let mut task = tokio::spawn(async move { task_server.answer(request, exchange).await });
+    let mut task = tokio::spawn(async move {
+        let _held = held_until_done;
+        task_server.answer(request, exchange).await
+    });
     tokio::select! {
         biased;
         joined = &mut task => {
