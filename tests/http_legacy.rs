@@ -103,6 +103,19 @@ async fn a_request_without_the_session_header_is_400() {
 }
 
 #[tokio::test]
+async fn an_unsupported_version_header_in_a_session_is_400() {
+    let s = Running::start().await;
+    let session = open_session(&s).await;
+    let r = s
+        .post(rpc(2, "tools/list", json!({})))
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "1999-01-01")
+        .send()
+        .await;
+    assert_eq!((r.status, r.error_code()), (400, -32600));
+}
+
+#[tokio::test]
 async fn an_unknown_session_is_404() {
     let s = Running::start().await;
     let r = call(&s, "0123456789abcdef0123456789abcdef", 1, "echo").await;

@@ -4,7 +4,7 @@
 //! - [`protocol`]: JSON-RPC 2.0 and the MCP types of 2026-07-28 and 2025-11-25.
 //! - [`server`]: the low-level [`Server`](server::Server), dispatch, the generation gate.
 //! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
-//! - [`transport`]: stdio and in-memory transports.
+//! - [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP transports.
 //! - [`client`]: a client that speaks both generations.
 //! - [`auth`]: the verified identity of a caller.
 #![forbid(unsafe_code)]

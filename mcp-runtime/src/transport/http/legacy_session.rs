@@ -20,7 +20,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{
-    CancelledParams, Incoming, McpError, RequestId, decode_params, methods, notification_methods,
+    CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, methods,
+    notification_methods,
 };
 use crate::server::Connection;
 
@@ -222,6 +223,16 @@ pub(super) async fn handle_post(
     let Some(session) = shared.sessions.get(&session_id) else {
         return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
     };
+    // 2025-11-25 clients repeat the negotiated version on every request; one this wire cannot
+    // speak means the client and server disagree about the session, which 400 tells it.
+    if let Ok(Some(version)) = headers::header(headers, headers::PROTOCOL_VERSION)
+        && !LEGACY_VERSIONS.contains(&version.as_str())
+    {
+        let error = McpError::invalid_request(format!(
+            "Unsupported MCP-Protocol-Version {version:?} in a session"
+        ));
+        return respond::error(None, &error, StatusRules::Legacy);
+    }
     match message {
         Incoming::Request(request) => {
             let id = request.id.clone();

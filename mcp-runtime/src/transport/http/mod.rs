@@ -44,6 +44,9 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::{Incoming, McpError};
 use crate::server::Server;
 
+/// The axum this transport is built on, for mounting its router without a version clash.
+pub use axum;
+
 use legacy_session::SessionTable;
 use respond::StatusRules;
 use security::HostPolicy;
@@ -51,8 +54,6 @@ use tool_headers::ToolHeaders;
 
 /// The default endpoint path.
 pub const DEFAULT_PATH: &str = "/mcp";
-/// The default request-body limit: 4 MiB.
-pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
 /// The default number of concurrent 2025-11-25 sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// The default idle time after which a 2025-11-25 session expires.
@@ -86,12 +87,14 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    /// Serves `server` at [`DEFAULT_PATH`] with the default limits.
+    /// Serves `server` at [`DEFAULT_PATH`] with the default limits. The body limit starts at
+    /// the server's [`max_message_size`](Server::max_message_size) (4 MiB unless set), so one
+    /// knob bounds a message on every transport.
     pub fn new(server: Server) -> Self {
         Self {
+            body_limit: server.max_message_size(),
             server,
             path: DEFAULT_PATH.to_owned(),
-            body_limit: DEFAULT_BODY_LIMIT,
             hosts: HostPolicy::default(),
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
@@ -105,7 +108,8 @@ impl HttpTransport {
         self
     }
 
-    /// The largest request body accepted; larger ones get 413 (default 4 MiB).
+    /// The largest request body accepted; larger ones get 413 (default: the server's
+    /// `max_message_size`, 4 MiB unless set).
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
         self
