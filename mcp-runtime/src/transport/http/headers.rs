@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::protocol::{McpError, methods};
+use crate::protocol::McpError;
 
 pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(super) const METHOD: &str = "mcp-method";
@@ -50,7 +50,9 @@ pub(super) fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, 
 pub(super) struct BodyFacts<'a> {
     pub method: &'a str,
     pub protocol_version: &'a str,
-    pub params: Option<&'a Value>,
+    /// For methods that name a target (`params.name` of tools/call and prompts/get,
+    /// `params.uri` of resources/read): that value, if the body has one.
+    pub name: Option<Option<&'a str>>,
 }
 
 /// Checks the routing headers of a 2026-07-28 request against its body.
@@ -71,21 +73,12 @@ pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result
             body.method
         )));
     }
-    let name_member = match body.method {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
-        methods::RESOURCES_READ => Some("uri"),
-        _ => None,
-    };
-    if let Some(member) = name_member {
-        let expected = body
-            .params
-            .and_then(|p| p.get(member))
-            .and_then(Value::as_str);
+    if let Some(expected) = body.name {
         let name = header(headers, NAME)?
             .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Name header"))?;
         if expected != Some(name.as_str()) {
             return Err(McpError::header_mismatch(format!(
-                "Mcp-Name header {name:?} does not match params.{member}"
+                "Mcp-Name header {name:?} does not match the body"
             )));
         }
     }

@@ -4,28 +4,55 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
+use std::borrow::Cow;
+
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Incoming, McpError, RawRequest, keys, methods};
+use crate::protocol::{Incoming, McpError, RawRequest, methods};
 use crate::server::Connection;
 
 use super::Shared;
 use super::headers::{self, BodyFacts};
 use super::respond::{self, Job, StatusRules};
 
-/// Whether a message's `_meta` names a protocol version: the mark of the stateless wire.
-pub(super) fn is_modern_message(params: Option<&serde_json::value::RawValue>) -> bool {
-    #[derive(Deserialize)]
-    struct Head {
-        #[serde(rename = "_meta")]
-        meta: Option<serde_json::Map<String, Value>>,
-    }
+/// What routing needs from a message's params, read without copying them.
+#[derive(Deserialize, Default)]
+struct Facts<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaFacts<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct MetaFacts<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<Cow<'a, str>>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<IgnoredAny>,
+}
+
+/// Params that do not even have this shape are left for the gate to reject with a precise
+/// message; routing treats them as carrying nothing.
+fn facts(params: Option<&RawValue>) -> Facts<'_> {
     params
-        .and_then(|p| serde_json::from_str::<Head>(p.get()).ok())
-        .and_then(|h| h.meta)
-        .is_some_and(|m| m.contains_key(keys::PROTOCOL_VERSION))
+        .and_then(|p| serde_json::from_str(p.get()).ok())
+        .unwrap_or_default()
+}
+
+/// Whether a message's `_meta` names a protocol version: the mark of the stateless wire.
+pub(super) fn is_modern_message(params: Option<&RawValue>) -> bool {
+    facts(params)
+        .meta
+        .is_some_and(|m| m.protocol_version.is_some())
 }
 
 /// Serves one 2026-07-28 message.
@@ -65,35 +92,36 @@ async fn check_headers(
     headers: &HeaderMap,
     request: &RawRequest,
 ) -> Result<(), McpError> {
-    let params: Option<Value> = match request.params.as_deref() {
-        Some(raw) => serde_json::from_str(raw.get()).ok(),
-        None => None,
-    };
-    let meta = params.as_ref().and_then(|p| p.get("_meta"));
-    let version = meta
-        .and_then(|m| m.get(keys::PROTOCOL_VERSION))
-        .and_then(Value::as_str);
-    let has_capabilities = meta.is_some_and(|m| m.get(keys::CLIENT_CAPABILITIES).is_some());
-    let Some(version) = version.filter(|_| has_capabilities) else {
+    let facts = facts(request.params.as_deref());
+    let Some(meta) = facts.meta else {
         return Ok(());
+    };
+    let (Some(version), Some(_)) = (meta.protocol_version, meta.client_capabilities) else {
+        return Ok(());
+    };
+    let name = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some(facts.name.as_deref()),
+        methods::RESOURCES_READ => Some(facts.uri.as_deref()),
+        _ => None,
     };
     headers::check_routing(
         headers,
         &BodyFacts {
             method: &request.method,
-            protocol_version: version,
-            params: params.as_ref(),
+            protocol_version: &version,
+            name,
         },
     )?;
     if request.method == methods::TOOLS_CALL {
-        let name = params
-            .as_ref()
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let bindings = shared.header_bindings(name).await;
-        let arguments = params.as_ref().and_then(|p| p.get("arguments"));
-        headers::check_params(headers, &bindings, arguments)?;
+        let bindings = shared
+            .header_bindings(facts.name.as_deref().unwrap_or_default())
+            .await;
+        if !bindings.is_empty() {
+            let arguments: Option<Value> = facts
+                .arguments
+                .and_then(|a| serde_json::from_str(a.get()).ok());
+            headers::check_params(headers, &bindings, arguments.as_ref())?;
+        }
     }
     Ok(())
 }
