@@ -20,8 +20,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{
-    CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, methods,
-    notification_methods,
+    CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, error_line,
+    methods, notification_methods,
 };
 use crate::server::Connection;
 
@@ -177,24 +177,11 @@ fn session_header(headers: &HeaderMap) -> Option<String> {
     headers::header(headers, SESSION_ID).ok().flatten()
 }
 
+/// A session-level refusal: the status says what happened to the session, the body says it in
+/// JSON-RPC terms for clients that read it.
 fn no_session(status: StatusCode, message: &'static str) -> Response {
-    respond::error(
-        None,
-        &McpError::invalid_request(message),
-        StatusRules::Legacy,
-    )
-    .map_status(status)
-}
-
-trait MapStatus {
-    fn map_status(self, status: StatusCode) -> Self;
-}
-
-impl MapStatus for Response {
-    fn map_status(mut self, status: StatusCode) -> Self {
-        *self.status_mut() = status;
-        self
-    }
+    let line = error_line(None, &McpError::invalid_request(message));
+    respond::json_with_status(line, status)
 }
 
 /// Whether this POST belongs to the session wire.

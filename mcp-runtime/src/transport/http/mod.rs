@@ -41,7 +41,7 @@ use axum::routing::post;
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{Incoming, McpError};
+use crate::protocol::{Incoming, McpError, error_line};
 use crate::server::Server;
 
 /// The axum this transport is built on, for mounting its router without a version clash.
@@ -261,9 +261,10 @@ fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
     let reason = hosts.check(headers).err()?;
     tracing::warn!(%reason, "rejected a request (DNS-rebinding protection)");
     let error = McpError::invalid_request("Forbidden: Host or Origin not allowed");
-    let mut response = respond::error(None, &error, StatusRules::Modern);
-    *response.status_mut() = StatusCode::FORBIDDEN;
-    Some(response)
+    Some(respond::json_with_status(
+        error_line(None, &error),
+        StatusCode::FORBIDDEN,
+    ))
 }
 
 async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
