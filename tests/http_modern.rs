@@ -321,3 +321,40 @@ async fn shutdown_lets_an_in_flight_request_finish() {
     // And it no longer accepts connections.
     assert!(tokio::net::TcpStream::connect(s.addr).await.is_err());
 }
+
+#[tokio::test]
+async fn no_bad_request_wedges_the_server() {
+    let s = Running::start().await;
+    let bodies: Vec<Vec<u8>> = vec![
+        b"".to_vec(),
+        b"null".to_vec(),
+        b"42".to_vec(),
+        b"[]".to_vec(),
+        b"{}".to_vec(),
+        br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#.to_vec(),
+        br#"{"jsonrpc":"1.0","id":1,"method":"tools/list"}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1,2]}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":7}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_vec(),
+        vec![b'{'; 10_000],
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\u{0}\"}".as_bytes().to_vec(),
+    ];
+    for body in bodies {
+        let shown = String::from_utf8_lossy(&body[..body.len().min(60)]).into_owned();
+        let r = s
+            .post(body)
+            .routing("tools/call", Some("=?base64?\u{7f}?="))
+            .send()
+            .await;
+        assert!(
+            (400..500).contains(&r.status),
+            "{shown}: expected a 4xx, got {r:?}"
+        );
+    }
+    let r = s
+        .post(modern(99, "server/discover", json!({})))
+        .routing("server/discover", None)
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "still serving: {r:?}");
+}
