@@ -67,6 +67,14 @@ impl Session {
     fn idle_for(&self) -> Duration {
         lock(&self.last_seen).elapsed()
     }
+
+    /// A session with a request running or its GET stream open is in use however long ago
+    /// its last POST was.
+    fn expired(&self, timeout: Duration) -> bool {
+        let busy = !lock(&self.in_flight).is_empty()
+            || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed());
+        !busy && self.idle_for() > timeout
+    }
 }
 
 /// Keeps a request's id reserved (for `notifications/cancelled` and against reuse) until its
@@ -109,7 +117,7 @@ impl SessionTable {
     fn get(&self, id: &str) -> Option<Arc<Session>> {
         let mut sessions = lock(&self.sessions);
         let session = sessions.get(id)?.clone();
-        if session.idle_for() > self.idle_timeout {
+        if session.expired(self.idle_timeout) {
             sessions.remove(id);
             session.ended.cancel();
             return None;
@@ -124,7 +132,7 @@ impl SessionTable {
         let session = Arc::new(Session::new());
         let mut sessions = lock(&self.sessions);
         sessions.retain(|_, s| {
-            let keep = s.idle_for() <= self.idle_timeout;
+            let keep = !s.expired(self.idle_timeout);
             if !keep {
                 s.ended.cancel();
             }
