@@ -1,4 +1,5 @@
 //! 2025-11-25 sessions over real sockets: initialize, the session header, GET, DELETE, expiry.
+#![cfg(feature = "http")]
 
 mod http_support;
 

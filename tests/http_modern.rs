@@ -1,4 +1,5 @@
 //! The 2026-07-28 wire over real sockets: routing headers, statuses, JSON vs SSE, shutdown.
+#![cfg(feature = "http")]
 
 mod http_support;
 

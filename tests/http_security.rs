@@ -1,4 +1,5 @@
 //! DNS-rebinding protection and the body limit over real sockets.
+#![cfg(feature = "http")]
 
 mod http_support;
 
