@@ -359,3 +359,21 @@ async fn no_bad_request_wedges_the_server() {
         .await;
     assert_eq!(r.status, 200, "still serving: {r:?}");
 }
+
+#[tokio::test]
+async fn a_client_that_takes_no_sse_gets_json_without_the_notifications() {
+    let s = Running::start().await;
+    let mut params = json!({"name": "progress"});
+    params["_meta"] = meta(json!({}));
+    params["_meta"]["progressToken"] = json!("p1");
+    let body = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":params}).to_string();
+    let r = s
+        .post(body)
+        .routing("tools/call", Some("progress"))
+        .header("accept", "application/json")
+        .send()
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert_eq!(r.json()["result"]["content"][0]["text"], "done");
+}

@@ -2,7 +2,7 @@
 //! `Mcp-Param-*`): intermediaries route on them without reading the body, so a header that
 //! disagrees with the body would let a request be routed as one thing and executed as another.
 
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, header};
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -136,6 +136,22 @@ fn same_value(body: &Value, header: &str) -> bool {
         },
         _ => false,
     }
+}
+
+/// Whether the `Accept` header admits `media` (a missing header admits everything).
+pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    accept.split(',').any(|item| {
+        let range = item.split(';').next().unwrap_or("").trim();
+        range.eq_ignore_ascii_case(media)
+            || range == "*/*"
+            || range
+                .strip_suffix("/*")
+                .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+    })
 }
 
 /// The `(property, header name)` pairs an input schema marks with `x-mcp-header`.

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -248,6 +248,7 @@ pub(super) async fn handle_post(
                 identity: None,
                 cancellation: token,
                 rules: StatusRules::Legacy,
+                sse_allowed: headers::accepts(headers, "text/event-stream"),
                 held_until_done: Some(Box::new(InFlightEntry {
                     session: session.clone(),
                     id,
@@ -292,6 +293,7 @@ async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Re
         identity: None,
         cancellation: session.ended.child_token(),
         rules: StatusRules::Legacy,
+        sse_allowed: true,
         held_until_done: None,
     };
     let mut response = respond::run(&shared.server, job).await;
@@ -316,7 +318,7 @@ pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
     let Some(session_id) = session_header(headers) else {
         return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
     };
-    if !accepts(headers, "text/event-stream") {
+    if !headers::accepts(headers, "text/event-stream") {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }
     let Some(session) = shared.sessions.get(&session_id) else {
@@ -367,22 +369,6 @@ pub(super) fn handle_delete(shared: &Shared, headers: &HeaderMap) -> Response {
     } else {
         no_session(StatusCode::NOT_FOUND, "Session not found or expired")
     }
-}
-
-/// Whether the `Accept` header admits `media` (a missing header admits everything).
-pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
-        return true;
-    };
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    accept.split(',').any(|item| {
-        let range = item.split(';').next().unwrap_or("").trim();
-        range.eq_ignore_ascii_case(media)
-            || range == "*/*"
-            || range
-                .strip_suffix("/*")
-                .is_some_and(|k| k.eq_ignore_ascii_case(kind))
-    })
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -282,8 +282,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         }
     }
     // A client that accepts neither form of answer cannot be answered at all.
-    if !legacy_session::accepts(&headers, "application/json")
-        && !legacy_session::accepts(&headers, "text/event-stream")
+    if !headers::accepts(&headers, "application/json")
+        && !headers::accepts(&headers, "text/event-stream")
     {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }

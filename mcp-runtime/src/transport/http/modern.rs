@@ -68,6 +68,7 @@ pub(super) async fn handle(shared: &Shared, headers: &HeaderMap, message: Incomi
                 identity: None,
                 cancellation: CancellationToken::new(),
                 rules: StatusRules::Modern,
+                sse_allowed: headers::accepts(headers, "text/event-stream"),
                 held_until_done: None,
             };
             respond::run(&shared.server, job).await

@@ -36,6 +36,9 @@ pub(super) struct Job {
     pub identity: Option<Arc<Identity>>,
     pub cancellation: CancellationToken,
     pub rules: StatusRules,
+    /// Whether the client accepts `text/event-stream`. When it does not, notifications are
+    /// dropped and the result goes out as JSON.
+    pub sse_allowed: bool,
     /// Dropped when the handler is done (answered or cancelled), not when the response is:
     /// per-request bookkeeping must outlive the response head but not the request.
     pub held_until_done: Option<Box<dyn Send>>,
@@ -49,6 +52,7 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         identity,
         cancellation,
         rules,
+        sse_allowed,
         held_until_done,
     } = job;
     let id = request.id.clone();
@@ -67,6 +71,19 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         let _held = held_until_done;
         task_server.answer(request, exchange).await
     });
+    if !sse_allowed {
+        let joined = loop {
+            tokio::select! {
+                biased;
+                joined = &mut task => break joined,
+                Some(dropped) = rx.recv() => {
+                    tracing::debug!(message = %dropped, "dropped a notification: the client takes no SSE");
+                }
+            }
+        };
+        drop(guard);
+        return json(&finished(&id, joined), rules);
+    }
     tokio::select! {
         biased;
         joined = &mut task => {
