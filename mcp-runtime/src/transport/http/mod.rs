@@ -271,6 +271,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     if let Some(response) = forbidden(&headers, &shared.hosts) {
         return response;
     }
+    // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
+    // body is parsed as JSON either way and some minimal clients omit it.
     if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
         let is_json = content_type
             .to_str()
@@ -281,7 +283,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             return respond::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
         }
     }
-    // A client that accepts neither form of answer cannot be answered at all.
+    // The spec has clients list both types; one that lists only one is still served (in that
+    // form), and only a client that takes neither cannot be answered at all.
     if !headers::accepts(&headers, "application/json")
         && !headers::accepts(&headers, "text/event-stream")
     {
@@ -302,6 +305,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         Incoming::Notification(n) => modern::is_modern_message(n.params.as_deref()),
         Incoming::Response(_) => false,
     };
+    // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
+    // for its requests.
     if !modern && legacy_session::wants_session(&headers, &message) {
         legacy_session::handle_post(&shared, &headers, message).await
     } else {
