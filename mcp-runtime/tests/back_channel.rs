@@ -79,3 +79,36 @@ async fn the_2026_wire_never_sends_requests() {
         .await;
     assert_eq!(reply["error"]["code"], -32603, "{reply}");
 }
+
+#[tokio::test]
+async fn a_peer_that_hangs_up_mid_question_does_not_hold_the_server() {
+    let server = asking_server();
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let (their_read, their_write) = tokio::io::split(theirs);
+    let duplex =
+        mcp_runtime::transport::stdio::duplex(their_read, their_write, server.max_message_size());
+    let serving = tokio::spawn(async move { server.serve(duplex).await });
+    let (read, mut write) = tokio::io::split(ours);
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}),
+    ] {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .expect("write");
+    }
+    // The initialize answer, then the question.
+    for _ in 0..2 {
+        lines.next_line().await.expect("read").expect("a line");
+    }
+    drop(write);
+    drop(lines);
+    tokio::time::timeout(std::time::Duration::from_secs(5), serving)
+        .await
+        .expect("the server stops once the peer is gone")
+        .expect("join");
+}

@@ -121,6 +121,9 @@ impl Server {
                 }
             }
         }
+        // In-flight requests still finish, but none of them can wait for an answer from a
+        // peer that has hung up.
+        connection.abandon_answers();
         while tasks.join_next().await.is_some() {}
     }
 

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use serde_json::value::RawValue;
 use tokio::sync::oneshot;
@@ -37,6 +37,8 @@ pub struct Connection {
     /// Server→client requests awaiting their answer (2025-11-25 back-channel).
     pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
     next_request: AtomicI64,
+    /// Set once the peer is gone, so later questions fail at once instead of waiting forever.
+    abandoned: AtomicBool,
     /// Resource URIs the client subscribed to (2025-11-25 `resources/subscribe`).
     subscriptions: Mutex<BTreeSet<String>>,
 }
@@ -105,8 +107,19 @@ impl Connection {
         let n = self.next_request.fetch_add(1, Ordering::Relaxed);
         let id = RequestId::String(format!("srv-{n}"));
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id.clone(), tx);
+        let mut pending = lock(&self.pending);
+        if !self.abandoned.load(Ordering::Relaxed) {
+            pending.insert(id.clone(), tx);
+        }
         (id, rx)
+    }
+
+    /// Fails every server→client request still waiting: the peer is gone and will not answer.
+    pub(crate) fn abandon_answers(&self) {
+        let mut pending = lock(&self.pending);
+        // Set under the same lock `expect_answer` checks it under, so no question slips in.
+        self.abandoned.store(true, Ordering::Relaxed);
+        pending.clear();
     }
 
     pub(crate) fn forget_answer(&self, id: &RequestId) {
