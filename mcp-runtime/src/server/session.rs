@@ -114,8 +114,9 @@ impl Connection {
         (id, rx)
     }
 
-    /// Fails every server→client request still waiting: the peer is gone and will not answer.
-    pub(crate) fn abandon_answers(&self) {
+    /// Fails every server→client request still waiting, and any asked later: the peer is gone
+    /// and will not answer. Transports call this when a connection or session ends.
+    pub fn abandon_answers(&self) {
         let mut pending = lock(&self.pending);
         // Set under the same lock `expect_answer` checks it under, so no question slips in.
         self.abandoned.store(true, Ordering::Relaxed);

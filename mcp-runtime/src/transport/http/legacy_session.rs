@@ -68,6 +68,12 @@ impl Session {
         lock(&self.last_seen).elapsed()
     }
 
+    /// Cancels what the session runs and fails its unanswered questions to the client.
+    fn end(&self) {
+        self.ended.cancel();
+        self.connection.abandon_answers();
+    }
+
     /// A session with a request running or its GET stream open is in use however long ago
     /// its last POST was.
     fn expired(&self, timeout: Duration) -> bool {
@@ -119,7 +125,7 @@ impl SessionTable {
         let session = sessions.get(id)?.clone();
         if session.expired(self.idle_timeout) {
             sessions.remove(id);
-            session.ended.cancel();
+            session.end();
             return None;
         }
         session.touch();
@@ -134,7 +140,7 @@ impl SessionTable {
         sessions.retain(|_, s| {
             let keep = !s.expired(self.idle_timeout);
             if !keep {
-                s.ended.cancel();
+                s.end();
             }
             keep
         });
@@ -146,7 +152,7 @@ impl SessionTable {
             if let Some(oldest) = oldest
                 && let Some(evicted) = sessions.remove(&oldest)
             {
-                evicted.ended.cancel();
+                evicted.end();
             }
         }
         sessions.insert(id.clone(), session.clone());
@@ -156,7 +162,7 @@ impl SessionTable {
     fn close(&self, id: &str) -> bool {
         match lock(&self.sessions).remove(id) {
             Some(session) => {
-                session.ended.cancel();
+                session.end();
                 true
             }
             None => false,
@@ -166,7 +172,7 @@ impl SessionTable {
     /// Ends every session (server shutdown).
     pub fn close_all(&self) {
         for (_, s) in lock(&self.sessions).drain() {
-            s.ended.cancel();
+            s.end();
         }
     }
 }
