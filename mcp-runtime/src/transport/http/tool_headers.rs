@@ -2,11 +2,11 @@
 //! `tools/list` (the input schemas mark them with `x-mcp-header`).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::OnceCell;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{RawRequest, RequestId, V2026_07_28, keys, methods};
@@ -20,15 +20,63 @@ const MAX_PAGES: usize = 1000;
 /// `(property, header name)` pairs of one tool.
 pub(super) type Bindings = Arc<[(String, String)]>;
 
-/// Tool name → its bindings, learnt once per transport.
-#[derive(Debug, Default)]
-pub(super) struct ToolHeaders(OnceCell<HashMap<String, Bindings>>);
+/// How long a learnt table stands before a call to a tool it does not know relearns it: often
+/// enough to pick up tools a dynamic `tools/list` adds, rarely enough that calls to unknown
+/// tools cannot turn every request into a `tools/list`.
+const RELEARN_AFTER: Duration = Duration::from_secs(5);
+
+struct Table {
+    learnt: Instant,
+    /// Every listed tool, with no bindings for most.
+    tools: HashMap<String, Bindings>,
+}
+
+/// Tool name → its bindings, learnt from the server's `tools/list` on first use.
+#[derive(Default)]
+pub(super) struct ToolHeaders {
+    current: RwLock<Option<Arc<Table>>>,
+    learning: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for ToolHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolHeaders").finish_non_exhaustive()
+    }
+}
 
 impl ToolHeaders {
     pub async fn bindings(&self, server: &Server, tool: &str) -> Bindings {
-        let table = self.0.get_or_init(|| learn(server)).await;
-        table.get(tool).cloned().unwrap_or_else(|| Arc::new([]))
+        if let Some(known) = self.known(tool) {
+            return known;
+        }
+        let _learning = self.learning.lock().await;
+        // Another request may have relearnt while this one waited.
+        if let Some(known) = self.known(tool) {
+            return known;
+        }
+        let table = Arc::new(Table {
+            tools: learn(server).await,
+            learnt: Instant::now(),
+        });
+        let found = table.tools.get(tool).cloned();
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(table);
+        found.unwrap_or_else(none)
     }
+
+    /// The answer the current table gives, or `None` when it should be relearnt first.
+    fn known(&self, tool: &str) -> Option<Bindings> {
+        let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        let table = current.as_ref()?;
+        match table.tools.get(tool) {
+            Some(bindings) => Some(bindings.clone()),
+            None if table.learnt.elapsed() < RELEARN_AFTER => Some(none()),
+            None => None,
+        }
+    }
+}
+
+fn none() -> Bindings {
+    Arc::new([])
 }
 
 async fn learn(server: &Server) -> HashMap<String, Bindings> {
@@ -81,9 +129,7 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
         };
         for tool in result.tools {
             let bindings = header_bindings(&tool.input_schema);
-            if !bindings.is_empty() {
-                table.insert(tool.name, bindings.into());
-            }
+            table.insert(tool.name, bindings.into());
         }
         match result.next_cursor {
             Some(next) => cursor = Some(next),
