@@ -254,3 +254,7 @@ macro_rules! resources {
 pub use mcp_macros::Elicitation;
 
 pub use mcp_runtime::resolve::Elicitation;
+/// Serves a [`server::Server`] over Streamable HTTP at `http://addr/mcp` until Ctrl-C.
+/// See [`transport::http`] for mounting it into an axum app and for the options.
+#[cfg(feature = "http")]
+pub use mcp_runtime::transport::http::serve_http;

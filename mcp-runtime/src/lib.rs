@@ -5,7 +5,7 @@
 //! - [`server`]: the low-level [`Server`](server::Server), dispatch, the generation gate.
 //! - [`resolve`]: what functions ask the client for (form questions from Rust types).
 //! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
-//! - [`transport`]: stdio and in-memory transports.
+//! - [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP transports.
 //! - [`client`]: a client that speaks both generations.
 //! - [`auth`]: the verified identity of a caller.
 #![forbid(unsafe_code)]

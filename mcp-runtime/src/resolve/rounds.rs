@@ -150,8 +150,8 @@ impl Rounds {
                 .ok()
                 .and_then(|mut v| v.get_mut("params").map(Value::take))
                 .unwrap_or_else(|| Value::Object(Map::new()));
-            let answer = ctx
-                .call_client(request.method(), &params)
+            let answer: Value = ctx
+                .request_client(request.method(), &params)
                 .await
                 .map_err(|error| {
                     CallBack::Halt(Halt(format!(

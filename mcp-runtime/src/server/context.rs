@@ -3,19 +3,20 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
+use crate::protocol::{
+    ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
+    LoggingMessageParams, McpError, ProgressParams, ProgressToken, RequestId, notification_line,
+    notification_methods, request_line,
+};
 
 use super::app_state::{AppState, State};
 use super::session::Connection;
-use crate::protocol::{
-    ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
-    LoggingMessageParams, ProgressParams, ProgressToken, RequestId, notification_line,
-    notification_methods,
-};
 
 /// Where a request's notifications go: its own response stream (stdio: the shared output;
 /// HTTP: that request's SSE stream).
@@ -132,22 +133,6 @@ impl RequestContext {
         &self.inner.app_state
     }
 
-    /// Sends a request to the client and waits for its answer: the 2025-11-25 back-channel
-    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`). A 2026-07-28 request
-    /// cannot call the client (return an `InputRequiredResult` instead); this fails there.
-    pub async fn call_client(
-        &self,
-        method: &str,
-        params: &Value,
-    ) -> Result<Value, crate::protocol::McpError> {
-        if self.inner.generation != Generation::Legacy {
-            return Err(crate::protocol::McpError::internal(
-                "A 2026-07-28 request cannot call the client; return an InputRequiredResult",
-            ));
-        }
-        self.inner.connection.call_client(method, params).await
-    }
-
     /// The answers the client sent in this round (`None` on a first round), for a tool, prompt
     /// or resource that asks by hand with `InputRequiredResult`.
     pub fn input_responses(&self) -> Option<&InputResponses> {
@@ -245,6 +230,60 @@ impl RequestContext {
             data: data.into(),
         };
         self.notify(notification_methods::MESSAGE, &params).await;
+    }
+
+    /// Sends a request to the client and waits for its answer: the 2025-11-25 back-channel
+    /// (`sampling/createMessage`, `elicitation/create`, `roots/list`). The request travels on
+    /// this request's own response stream.
+    ///
+    /// On the 2026-07-28 wire servers never send requests; ask with an
+    /// [`InputRequiredResult`](crate::protocol::InputRequiredResult) instead, so this fails
+    /// there with -32603. It also fails when the client answers with an error, when its answer
+    /// does not decode as `R`, and when this request is cancelled.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::{CreateMessageParams, CreateMessageResult, McpError};
+    /// use mcp_runtime::server::RequestContext;
+    ///
+    /// async fn ask_model(ctx: &RequestContext) -> Result<String, McpError> {
+    ///     let answer: CreateMessageResult = ctx
+    ///         .request_client("sampling/createMessage", &CreateMessageParams::prompt("Hi?", 50))
+    ///         .await?;
+    ///     Ok(answer.text().unwrap_or_default().to_owned())
+    /// }
+    /// ```
+    pub async fn request_client<P, R>(&self, method: &str, params: &P) -> Result<R, McpError>
+    where
+        P: Serialize + ?Sized,
+        R: DeserializeOwned,
+    {
+        if self.inner.generation != Generation::Legacy {
+            return Err(McpError::internal(
+                "A 2026-07-28 server asks the client through InputRequiredResult, not requests",
+            ));
+        }
+        let connection = &self.inner.connection;
+        let (id, answer) = connection.expect_answer();
+        self.inner
+            .sink
+            .send(request_line(&id, method, params))
+            .await;
+        let answer = tokio::select! {
+            answer = answer => answer,
+            () = self.cancelled() => {
+                connection.forget_answer(&id);
+                return Err(McpError::internal("The request was cancelled"));
+            }
+        };
+        match answer {
+            Ok(Ok(raw)) => serde_json::from_str(raw.get()).map_err(|e| {
+                McpError::internal(format!("The client's answer to {method} is malformed: {e}"))
+            }),
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(McpError::internal(
+                "The connection closed before the client answered",
+            )),
+        }
     }
 
     async fn notify<P: Serialize>(&self, method: &str, params: &P) {

@@ -12,7 +12,7 @@ use crate::auth::Identity;
 use crate::protocol::{
     DiscoverResult, EmptyResult, Generation, InitializeParams, InitializeResult,
     InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome, RawRequest, RequestId,
-    WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
+    SubscribeParams, WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
 };
 use crate::state::{InvalidRequestState, RequestBinding};
 
@@ -91,6 +91,14 @@ impl Server {
                 }
                 let p: SetLevel = decode_params(params)?;
                 exchange.connection.set_log_level(p.level);
+                Ok(self.respond(&id, generation, EmptyResult::default()))
+            }
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
+                if generation == Generation::Legacy && self.subscribable() =>
+            {
+                let p: SubscribeParams = decode_params(params)?;
+                let subscribe = method == methods::RESOURCES_SUBSCRIBE;
+                exchange.connection.set_subscribed(&p.uri, subscribe);
                 Ok(self.respond(&id, generation, EmptyResult::default()))
             }
             methods::DISCOVER if generation == Generation::Modern => {
@@ -303,6 +311,13 @@ impl Server {
         result_line(id, &result)
     }
 
+    /// 2025-11-25 sessions may subscribe to resources whenever the server has any. (On
+    /// 2026-07-28 the same wish goes through `subscriptions/listen`, which is not served yet,
+    /// so `discover` does not advertise it.)
+    fn subscribable(&self) -> bool {
+        self.inner.handlers.read_resource.is_some()
+    }
+
     fn discover(&self) -> DiscoverResult {
         DiscoverResult {
             result_type: None,
@@ -335,9 +350,15 @@ impl Server {
                 "The session is already initialized",
             ));
         }
+        let mut capabilities = self.inner.capabilities.clone();
+        if self.subscribable()
+            && let Some(resources) = capabilities.resources.as_mut()
+        {
+            resources.subscribe = Some(true);
+        }
         let result = InitializeResult {
             protocol_version: version.to_owned(),
-            capabilities: self.inner.capabilities.clone(),
+            capabilities,
             server_info: (*self.inner.info).clone(),
             instructions: self.inner.instructions.clone(),
             meta: None,

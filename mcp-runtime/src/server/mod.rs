@@ -6,7 +6,6 @@
 
 pub mod app;
 mod app_state;
-mod back_channel;
 mod builder;
 mod context;
 mod dispatch;

@@ -8,8 +8,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{
-    CancelledParams, Incoming, McpError, RawNotification, RequestId, decode_params, error_line,
-    notification_methods,
+    CancelledParams, Incoming, McpError, RawNotification, RawRequest, RequestId, decode_params,
+    error_line, notification_methods,
 };
 use crate::transport::{Duplex, FrameError};
 
@@ -30,7 +30,6 @@ impl Server {
             outgoing,
         } = duplex;
         let connection = Arc::new(Connection::new());
-        connection.attach_client_channel(outgoing.clone());
         let in_flight: InFlight = Arc::default();
         let sink = NotificationSink::new(outgoing.clone());
         let mut tasks = JoinSet::new();
@@ -96,13 +95,7 @@ impl Server {
                     let outgoing = outgoing.clone();
                     let in_flight = in_flight.clone();
                     tasks.spawn(async move {
-                        // Cancellation wins a tie: a cancelled request is never answered.
-                        let answer = tokio::select! {
-                            biased;
-                            () = token.cancelled() => None,
-                            line = server.handle_request(request, exchange) => Some(line),
-                        };
-                        let answer = answer.filter(|_| !token.is_cancelled());
+                        let answer = server.answer(request, exchange).await;
                         {
                             let mut map = lock(&in_flight);
                             if map.get(&id).is_some_and(|(s, _)| *s == seq) {
@@ -122,15 +115,29 @@ impl Server {
                 }
                 Ok(Incoming::Response(response)) => {
                     let id = response.id.clone();
-                    if !connection.deliver_client_response(response) {
+                    if !connection.deliver(response) {
                         tracing::debug!(%id, "dropped a response to no request of ours");
                     }
                 }
             }
         }
-        // Requests still waiting on the client can never be answered now.
-        connection.close();
+        // In-flight requests still finish, but none of them can wait for an answer from a
+        // peer that has hung up.
+        connection.abandon_answers();
         while tasks.join_next().await.is_some() {}
+    }
+
+    /// Answers one request unless it is cancelled first: `None` means the client gave up on it
+    /// and must hear nothing more about it.
+    pub async fn answer(&self, request: RawRequest, exchange: Exchange) -> Option<String> {
+        let token = exchange.cancellation.clone();
+        // Cancellation wins a tie: a cancelled request is never answered.
+        let answer = tokio::select! {
+            biased;
+            () = token.cancelled() => None,
+            line = self.handle_request(request, exchange) => Some(line),
+        };
+        answer.filter(|_| !token.is_cancelled())
     }
 
     /// Serves this process's stdin/stdout until stdin closes.

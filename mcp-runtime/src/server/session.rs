@@ -1,14 +1,19 @@
 //! Per-connection state. 2026-07-28 keeps none; a 2025-11-25 client's `initialize` opens a
 //! session that lives as long as its connection.
 
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
-use serde_json::Value;
-use tokio::sync::mpsc;
+use serde_json::value::RawValue;
+use tokio::sync::oneshot;
 
-use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse};
+use crate::protocol::{
+    ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse, RequestId,
+};
 
-use super::back_channel::BackChannel;
+/// What a server→client request resolves to: the client's result or its error.
+pub(crate) type ClientAnswer = Result<Box<RawValue>, McpError>;
 
 /// What a 2025-11-25 client declared at `initialize`.
 #[derive(Debug, Clone)]
@@ -29,7 +34,13 @@ pub struct LegacySession {
 #[derive(Debug, Default)]
 pub struct Connection {
     legacy: Mutex<Option<LegacySession>>,
-    back_channel: BackChannel,
+    /// Server→client requests awaiting their answer (2025-11-25 back-channel).
+    pending: Mutex<HashMap<RequestId, oneshot::Sender<ClientAnswer>>>,
+    next_request: AtomicI64,
+    /// Set once the peer is gone, so later questions fail at once instead of waiting forever.
+    abandoned: AtomicBool,
+    /// Resource URIs the client subscribed to (2025-11-25 `resources/subscribe`).
+    subscriptions: Mutex<BTreeSet<String>>,
 }
 
 impl Connection {
@@ -41,27 +52,6 @@ impl Connection {
     /// The 2025-11-25 session, if `initialize` has succeeded on this connection.
     pub fn legacy_session(&self) -> Option<LegacySession> {
         self.lock().clone()
-    }
-
-    /// Lets this connection send requests to its (2025-11-25) client through `outgoing`.
-    pub fn attach_client_channel(&self, outgoing: mpsc::Sender<String>) {
-        self.back_channel.attach(outgoing);
-    }
-
-    /// Sends a request to the client and waits for its answer (2025-11-25 sessions only).
-    pub async fn call_client(&self, method: &str, params: &Value) -> Result<Value, McpError> {
-        self.back_channel.call(method, params).await
-    }
-
-    /// Routes a response from the client to the server request awaiting it; `false` when
-    /// none is.
-    pub fn deliver_client_response(&self, response: RawResponse) -> bool {
-        self.back_channel.deliver(response)
-    }
-
-    /// Ends the back-channel: waiting requests fail.
-    pub fn close(&self) {
-        self.back_channel.close();
     }
 
     pub(crate) fn open_legacy(&self, session: LegacySession) -> bool {
@@ -85,9 +75,65 @@ impl Connection {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacySession>> {
-        // A panic while holding this lock cannot leave the session half-written (every
-        // critical section is a single assignment), so a poisoned lock is still usable.
-        self.legacy.lock().unwrap_or_else(|e| e.into_inner())
+    /// Routes the client's answer to a server→client request. Returns false when no request
+    /// of ours has that id (it was never sent, already answered, or given up on).
+    pub fn deliver(&self, response: RawResponse) -> bool {
+        let waiting = lock(&self.pending).remove(&response.id);
+        match waiting {
+            // The asker may have been cancelled meanwhile; then nobody needs the answer.
+            Some(tx) => tx.send(response.outcome).is_ok(),
+            None => false,
+        }
     }
+
+    /// The resource URIs the client is subscribed to.
+    pub fn subscriptions(&self) -> Vec<String> {
+        lock(&self.subscriptions).iter().cloned().collect()
+    }
+
+    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool) {
+        let mut set = lock(&self.subscriptions);
+        if subscribed {
+            set.insert(uri.to_owned());
+        } else {
+            set.remove(uri);
+        }
+    }
+
+    /// Reserves an id for a server→client request and the slot its answer arrives in.
+    pub(crate) fn expect_answer(&self) -> (RequestId, oneshot::Receiver<ClientAnswer>) {
+        // A prefix keeps our ids visibly apart from the client's in logs; JSON-RPC does not
+        // need it, since each side numbers its own requests.
+        let n = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("srv-{n}"));
+        let (tx, rx) = oneshot::channel();
+        let mut pending = lock(&self.pending);
+        if !self.abandoned.load(Ordering::Relaxed) {
+            pending.insert(id.clone(), tx);
+        }
+        (id, rx)
+    }
+
+    /// Fails every server→client request still waiting, and any asked later: the peer is gone
+    /// and will not answer. Transports call this when a connection or session ends.
+    pub fn abandon_answers(&self) {
+        let mut pending = lock(&self.pending);
+        // Set under the same lock `expect_answer` checks it under, so no question slips in.
+        self.abandoned.store(true, Ordering::Relaxed);
+        pending.clear();
+    }
+
+    pub(crate) fn forget_answer(&self, id: &RequestId) {
+        lock(&self.pending).remove(id);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<LegacySession>> {
+        lock(&self.legacy)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every critical section here is a single insert, remove or assignment, so a panic inside
+    // one cannot leave the data half-written and a poisoned lock is still usable.
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }

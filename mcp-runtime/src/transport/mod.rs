@@ -2,6 +2,8 @@
 //! frames and a sink of outgoing lines, which [`Server::serve`](crate::server::Server::serve)
 //! and the [`Client`](crate::client::Client) both speak.
 
+#[cfg(feature = "http")]
+pub mod http;
 pub mod memory;
 pub mod stdio;
 

@@ -1,0 +1,198 @@
+//! The 2026-07-28 routing headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`,
+//! `Mcp-Param-*`): intermediaries route on them without reading the body, so a header that
+//! disagrees with the body would let a request be routed as one thing and executed as another.
+
+use axum::http::{HeaderMap, header};
+use base64::Engine as _;
+use serde_json::Value;
+
+use crate::protocol::McpError;
+
+pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+pub(super) const METHOD: &str = "mcp-method";
+pub(super) const NAME: &str = "mcp-name";
+pub(super) const PARAM_PREFIX: &str = "mcp-param-";
+pub(super) const SESSION_ID: &str = "mcp-session-id";
+
+/// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
+/// are not plain ASCII. `None` when the value is unreadable.
+pub(super) fn decode_value(raw: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(raw).ok()?;
+    let text = text.trim_matches([' ', '\t']);
+    if text.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+        return None;
+    }
+    match text
+        .strip_prefix("=?base64?")
+        .and_then(|t| t.strip_suffix("?="))
+    {
+        Some(encoded) => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(text.to_owned()),
+    }
+}
+
+/// Reads one header, decoded. `Ok(None)` when absent; `Err` when present but unreadable.
+pub(super) fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+    match headers.get(name) {
+        None => Ok(None),
+        Some(v) => decode_value(v.as_bytes())
+            .map(Some)
+            .ok_or_else(|| McpError::header_mismatch(format!("Header {name} is not readable"))),
+    }
+}
+
+/// What the body says, for comparison with the headers.
+pub(super) struct BodyFacts<'a> {
+    pub method: &'a str,
+    pub protocol_version: &'a str,
+    /// For methods that name a target (`params.name` of tools/call and prompts/get,
+    /// `params.uri` of resources/read): that value, if the body has one.
+    pub name: Option<Option<&'a str>>,
+}
+
+/// Checks the routing headers of a 2026-07-28 request against its body.
+pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result<(), McpError> {
+    let version = header(headers, PROTOCOL_VERSION)?
+        .ok_or_else(|| McpError::header_mismatch("Missing MCP-Protocol-Version header"))?;
+    if version != body.protocol_version {
+        return Err(McpError::header_mismatch(format!(
+            "MCP-Protocol-Version header {version:?} does not match _meta protocol version {:?}",
+            body.protocol_version
+        )));
+    }
+    let method = header(headers, METHOD)?
+        .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Method header"))?;
+    if method != body.method {
+        return Err(McpError::header_mismatch(format!(
+            "Mcp-Method header {method:?} does not match the body method {:?}",
+            body.method
+        )));
+    }
+    if let Some(expected) = body.name {
+        let name = header(headers, NAME)?
+            .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Name header"))?;
+        if expected != Some(name.as_str()) {
+            return Err(McpError::header_mismatch(format!(
+                "Mcp-Name header {name:?} does not match the body"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `Mcp-Param-*` headers against the arguments of a tool whose input schema marks
+/// properties with `x-mcp-header`.
+pub(super) fn check_params(
+    headers: &HeaderMap,
+    bindings: &[(String, String)],
+    arguments: Option<&Value>,
+) -> Result<(), McpError> {
+    for (property, header_name) in bindings {
+        let full = format!("{PARAM_PREFIX}{}", header_name.to_ascii_lowercase());
+        let value = arguments
+            .and_then(|a| a.get(property))
+            .filter(|v| !v.is_null());
+        let sent = header(headers, &full)?;
+        match (value, sent) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(McpError::header_mismatch(format!(
+                    "Mcp-Param-{header_name} sent without a {property} argument"
+                )));
+            }
+            (Some(_), None) => {
+                return Err(McpError::header_mismatch(format!(
+                    "Missing Mcp-Param-{header_name} header for argument {property}"
+                )));
+            }
+            (Some(v), Some(sent)) => {
+                if !same_value(v, &sent) {
+                    return Err(McpError::header_mismatch(format!(
+                        "Mcp-Param-{header_name} header does not match argument {property}"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn same_value(body: &Value, header: &str) -> bool {
+    match body {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        // Integers compare numerically so `007` and `7` agree.
+        Value::Number(n) => match (n.as_i64(), header.parse::<i64>()) {
+            (Some(a), Ok(b)) => a == b,
+            _ => match (n.as_u64(), header.parse::<u64>()) {
+                (Some(a), Ok(b)) => a == b,
+                _ => false,
+            },
+        },
+        _ => false,
+    }
+}
+
+/// Whether the `Accept` header admits `media` (a missing header admits everything).
+pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    accept.split(',').any(|item| {
+        let range = item.split(';').next().unwrap_or("").trim();
+        range.eq_ignore_ascii_case(media)
+            || range == "*/*"
+            || range
+                .strip_suffix("/*")
+                .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+    })
+}
+
+/// The `(property, header name)` pairs an input schema marks with `x-mcp-header`.
+pub(super) fn header_bindings(input_schema: &Value) -> Vec<(String, String)> {
+    input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(name, schema)| {
+                    let header = schema.get("x-mcp-header")?.as_str()?;
+                    Some((name.clone(), header.to_owned()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_plain_trimmed_and_base64_values() {
+        assert_eq!(
+            decode_value(b"  tools/call ").as_deref(),
+            Some("tools/call")
+        );
+        assert_eq!(
+            decode_value(b"=?base64?5pel5pys6Kqe?=").as_deref(),
+            Some("日本語")
+        );
+        assert_eq!(decode_value(b"=?base64?!!!?="), None);
+        assert_eq!(decode_value(b"a\x01b"), None);
+    }
+
+    #[test]
+    fn integers_compare_numerically() {
+        assert!(same_value(&serde_json::json!(7), "007"));
+        assert!(!same_value(&serde_json::json!(7), "8"));
+        assert!(same_value(&serde_json::json!(true), "true"));
+    }
+}

@@ -1,0 +1,384 @@
+//! The 2025-11-25 wire: `initialize` opens a session named by `Mcp-Session-Id`; later requests
+//! carry it; a GET opens the session's server→client stream; DELETE ends the session.
+//!
+//! Each session owns a [`Connection`], so the dispatcher sees the same session state it would on
+//! stdio. Server→client requests a handler sends (`RequestContext::request_client`) go out on
+//! that request's own SSE stream, and the client's answer comes back as a POSTed response that
+//! the session's connection routes to the waiting handler. The GET stream's sender lives in the
+//! session, for messages that belong to no request (not sent yet: resource updates,
+//! list changes).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{
+    CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, error_line,
+    methods, notification_methods,
+};
+use crate::server::Connection;
+
+use super::Shared;
+use super::headers::{self, SESSION_ID};
+use super::respond::{self, Job, StatusRules};
+use super::sse;
+
+/// How often an idle GET stream gets a keep-alive comment.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One 2025-11-25 session.
+#[derive(Debug)]
+pub(super) struct Session {
+    connection: Arc<Connection>,
+    last_seen: Mutex<Instant>,
+    /// Cancels everything the session runs when it ends.
+    ended: CancellationToken,
+    /// Requests in flight, for `notifications/cancelled`. The sequence number tells an entry
+    /// apart from a newer request that reused its id after a cancellation freed it.
+    in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
+    sequence: AtomicU64,
+    /// The open GET stream, if any.
+    stream: Mutex<Option<mpsc::Sender<Bytes>>>,
+}
+
+impl Session {
+    fn new() -> Self {
+        Self {
+            connection: Arc::new(Connection::new()),
+            last_seen: Mutex::new(Instant::now()),
+            ended: CancellationToken::new(),
+            in_flight: Mutex::default(),
+            sequence: AtomicU64::new(0),
+            stream: Mutex::default(),
+        }
+    }
+
+    fn touch(&self) {
+        *lock(&self.last_seen) = Instant::now();
+    }
+
+    fn idle_for(&self) -> Duration {
+        lock(&self.last_seen).elapsed()
+    }
+
+    /// Cancels what the session runs and fails its unanswered questions to the client.
+    fn end(&self) {
+        self.ended.cancel();
+        self.connection.abandon_answers();
+    }
+
+    /// A session with a request running or its GET stream open is in use however long ago
+    /// its last POST was.
+    fn expired(&self, timeout: Duration) -> bool {
+        let busy = !lock(&self.in_flight).is_empty()
+            || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed());
+        !busy && self.idle_for() > timeout
+    }
+}
+
+/// Keeps a request's id reserved (for `notifications/cancelled` and against reuse) until its
+/// handler is done.
+struct InFlightEntry {
+    session: Arc<Session>,
+    id: RequestId,
+    sequence: u64,
+}
+
+impl Drop for InFlightEntry {
+    fn drop(&mut self) {
+        let mut in_flight = lock(&self.session.in_flight);
+        if in_flight
+            .get(&self.id)
+            .is_some_and(|(s, _)| *s == self.sequence)
+        {
+            in_flight.remove(&self.id);
+        }
+    }
+}
+
+/// The live sessions: bounded, and swept of idle ones whenever a new one opens.
+#[derive(Debug)]
+pub(super) struct SessionTable {
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    capacity: usize,
+    idle_timeout: Duration,
+}
+
+impl SessionTable {
+    pub fn new(capacity: usize, idle_timeout: Duration) -> Self {
+        Self {
+            sessions: Mutex::default(),
+            capacity,
+            idle_timeout,
+        }
+    }
+
+    fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let mut sessions = lock(&self.sessions);
+        let session = sessions.get(id)?.clone();
+        if session.expired(self.idle_timeout) {
+            sessions.remove(id);
+            session.end();
+            return None;
+        }
+        session.touch();
+        Some(session)
+    }
+
+    /// Opens a session, evicting expired ones first and then the longest idle when full.
+    fn open(&self) -> Result<(String, Arc<Session>), McpError> {
+        let id = new_session_id()?;
+        let session = Arc::new(Session::new());
+        let mut sessions = lock(&self.sessions);
+        sessions.retain(|_, s| {
+            let keep = !s.expired(self.idle_timeout);
+            if !keep {
+                s.end();
+            }
+            keep
+        });
+        if sessions.len() >= self.capacity {
+            let oldest = sessions
+                .iter()
+                .max_by_key(|(_, s)| s.idle_for())
+                .map(|(id, _)| id.clone());
+            if let Some(oldest) = oldest
+                && let Some(evicted) = sessions.remove(&oldest)
+            {
+                evicted.end();
+            }
+        }
+        sessions.insert(id.clone(), session.clone());
+        Ok((id, session))
+    }
+
+    fn close(&self, id: &str) -> bool {
+        match lock(&self.sessions).remove(id) {
+            Some(session) => {
+                session.end();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends every session (server shutdown).
+    pub fn close_all(&self) {
+        for (_, s) in lock(&self.sessions).drain() {
+            s.end();
+        }
+    }
+}
+
+/// 128 random bits, hex: unguessable, and plain visible ASCII as the header requires.
+fn new_session_id() -> Result<String, McpError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| {
+        tracing::error!(error = %e, "no randomness for a session id");
+        McpError::internal("Could not open a session")
+    })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn session_header(headers: &HeaderMap) -> Option<String> {
+    headers::header(headers, SESSION_ID).ok().flatten()
+}
+
+/// A session-level refusal: the status says what happened to the session, the body says it in
+/// JSON-RPC terms for clients that read it.
+fn no_session(status: StatusCode, message: &'static str) -> Response {
+    let line = error_line(None, &McpError::invalid_request(message));
+    respond::json_with_status(line, status)
+}
+
+/// Whether this POST belongs to the session wire.
+pub(super) fn wants_session(headers: &HeaderMap, message: &Incoming) -> bool {
+    headers.contains_key(SESSION_ID)
+        || matches!(message, Incoming::Request(r) if r.method == methods::INITIALIZE)
+}
+
+/// Serves one POST on the session wire.
+pub(super) async fn handle_post(
+    shared: &Shared,
+    headers: &HeaderMap,
+    message: Incoming,
+) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return match message {
+            Incoming::Request(request) if request.method == methods::INITIALIZE => {
+                initialize(shared, request).await
+            }
+            _ => no_session(
+                StatusCode::BAD_REQUEST,
+                "Missing Mcp-Session-Id header: call initialize first",
+            ),
+        };
+    };
+    let Some(session) = shared.sessions.get(&session_id) else {
+        return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
+    };
+    // 2025-11-25 clients repeat the negotiated version on every request; one this wire cannot
+    // speak means the client and server disagree about the session, which 400 tells it.
+    if let Ok(Some(version)) = headers::header(headers, headers::PROTOCOL_VERSION)
+        && !LEGACY_VERSIONS.contains(&version.as_str())
+    {
+        let error = McpError::invalid_request(format!(
+            "Unsupported MCP-Protocol-Version {version:?} in a session"
+        ));
+        return respond::error(None, &error, StatusRules::Legacy);
+    }
+    match message {
+        Incoming::Request(request) => {
+            let id = request.id.clone();
+            let token = session.ended.child_token();
+            let sequence = session.sequence.fetch_add(1, Ordering::Relaxed);
+            {
+                let mut in_flight = lock(&session.in_flight);
+                if in_flight.contains_key(&id) {
+                    let error =
+                        McpError::invalid_request(format!("Request id {id} is already in flight"));
+                    return respond::error(Some(&id), &error, StatusRules::Legacy);
+                }
+                in_flight.insert(id.clone(), (sequence, token.clone()));
+            }
+            let job = Job {
+                request,
+                connection: session.connection.clone(),
+                identity: None,
+                cancellation: token,
+                rules: StatusRules::Legacy,
+                sse_allowed: headers::accepts(headers, "text/event-stream"),
+                held_until_done: Some(Box::new(InFlightEntry {
+                    session: session.clone(),
+                    id,
+                    sequence,
+                })),
+            };
+            respond::run(&shared.server, job).await
+        }
+        Incoming::Notification(n) => {
+            match n.method.as_str() {
+                notification_methods::INITIALIZED => session.connection.mark_initialized(),
+                notification_methods::CANCELLED => {
+                    if let Ok(p) = decode_params::<CancelledParams>(n.params.as_deref())
+                        && let Some((_, token)) = lock(&session.in_flight).remove(&p.request_id)
+                    {
+                        token.cancel();
+                    }
+                }
+                other => tracing::debug!(method = other, "ignored a notification"),
+            }
+            respond::empty(StatusCode::ACCEPTED)
+        }
+        Incoming::Response(r) => {
+            let id = r.id.clone();
+            if !session.connection.deliver(r) {
+                tracing::debug!(%id, "dropped a response to no request of ours");
+            }
+            respond::empty(StatusCode::ACCEPTED)
+        }
+    }
+}
+
+async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Response {
+    let id = request.id.clone();
+    let (session_id, session) = match shared.sessions.open() {
+        Ok(opened) => opened,
+        Err(error) => return respond::error(Some(&id), &error, StatusRules::Legacy),
+    };
+    let job = Job {
+        request,
+        connection: session.connection.clone(),
+        identity: None,
+        cancellation: session.ended.child_token(),
+        rules: StatusRules::Legacy,
+        sse_allowed: true,
+        held_until_done: None,
+    };
+    let mut response = respond::run(&shared.server, job).await;
+    if session.connection.legacy_session().is_none() {
+        // initialize failed: the session never started.
+        shared.sessions.close(&session_id);
+        return response;
+    }
+    match HeaderValue::from_str(&session_id) {
+        Ok(value) => {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        Err(_) => {
+            shared.sessions.close(&session_id);
+        }
+    }
+    response
+}
+
+/// GET: the session's stream of server-initiated messages.
+pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    if !headers::accepts(headers, "text/event-stream") {
+        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+    }
+    let Some(session) = shared.sessions.get(&session_id) else {
+        return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(respond::STREAM_BUFFER);
+    {
+        let mut slot = lock(&session.stream);
+        if slot.as_ref().is_some_and(|s| !s.is_closed()) {
+            return no_session(
+                StatusCode::CONFLICT,
+                "This session already has an open GET stream",
+            );
+        }
+        *slot = Some(tx.clone());
+    }
+    let ended = session.ended.clone();
+    let closing = shared.streams_closing.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = ended.cancelled() => break,
+                () = closing.cancelled() => break,
+                () = tokio::time::sleep(KEEP_ALIVE) => {
+                    if tx.send(sse::keep_alive()).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        // The slot's sender would keep the stream open after the loop's is gone; a newer
+        // stream may own the slot by now, so only our own sender is removed.
+        let mut slot = lock(&session.stream);
+        if slot.as_ref().is_some_and(|s| s.same_channel(&tx)) {
+            slot.take();
+        }
+    });
+    sse::response(rx)
+}
+
+/// DELETE: the client ends its session.
+pub(super) fn handle_delete(shared: &Shared, headers: &HeaderMap) -> Response {
+    let Some(session_id) = session_header(headers) else {
+        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    };
+    if shared.sessions.close(&session_id) {
+        respond::empty(StatusCode::OK)
+    } else {
+        no_session(StatusCode::NOT_FOUND, "Session not found or expired")
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Every critical section here is a single read or write, so a poisoned lock holds
+    // consistent data.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,329 @@
+//! Streamable HTTP on axum: one endpoint that serves the stateless 2026-07-28 wire and
+//! 2025-11-25 sessions side by side.
+//!
+//! Each POST is routed by what it carries: a `_meta` protocol version means the stateless wire;
+//! `initialize` or an `Mcp-Session-Id` header means a session. Loopback-only `Host`/`Origin`
+//! checks and a body limit are on by default.
+//!
+//! ```no_run
+//! use mcp_runtime::protocol::Implementation;
+//! use mcp_runtime::server::Server;
+//! use mcp_runtime::transport::http::HttpTransport;
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+//! // Mount it into an application's own router…
+//! let app = axum::Router::new().merge(HttpTransport::new(server.clone()).into_router());
+//! # let _ = app;
+//! // …or run it on its own until Ctrl-C.
+//! mcp_runtime::transport::http::serve_http(server, "127.0.0.1:8000").await
+//! # }
+//! ```
+
+mod headers;
+mod legacy_session;
+mod modern;
+mod respond;
+mod security;
+mod sse;
+mod tool_headers;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use axum::routing::post;
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{Incoming, McpError, error_line};
+use crate::server::Server;
+
+/// The axum this transport is built on, for mounting its router without a version clash.
+pub use axum;
+
+use legacy_session::SessionTable;
+use respond::StatusRules;
+use security::HostPolicy;
+use tool_headers::ToolHeaders;
+
+/// The default endpoint path.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// The default number of concurrent 2025-11-25 sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// The default idle time after which a 2025-11-25 session expires.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// A [`Server`] behind Streamable HTTP, ready to become an axum [`Router`].
+///
+/// ```
+/// use mcp_runtime::protocol::Implementation;
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::transport::http::HttpTransport;
+///
+/// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+/// let router: axum::Router = HttpTransport::new(server)
+///     .path("/api/mcp")
+///     .allowed_hosts(["mcp.example.com"])
+///     .allowed_origins(["https://app.example.com"])
+///     .body_limit(1 << 20)
+///     .into_router();
+/// # let _ = router;
+/// ```
+#[derive(Debug)]
+pub struct HttpTransport {
+    server: Server,
+    path: String,
+    body_limit: usize,
+    hosts: HostPolicy,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
+    streams_closing: CancellationToken,
+}
+
+impl HttpTransport {
+    /// Serves `server` at [`DEFAULT_PATH`] with the default limits. The body limit starts at
+    /// the server's [`max_message_size`](Server::max_message_size) (4 MiB unless set), so one
+    /// knob bounds a message on every transport.
+    pub fn new(server: Server) -> Self {
+        Self {
+            body_limit: server.max_message_size(),
+            server,
+            path: DEFAULT_PATH.to_owned(),
+            hosts: HostPolicy::default(),
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            streams_closing: CancellationToken::new(),
+        }
+    }
+
+    /// The endpoint path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+
+    /// The largest request body accepted; larger ones get 413 (default: the server's
+    /// `max_message_size`, 4 MiB unless set).
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Accepts these `Host` values besides loopback ones (`name` or `name:port`).
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hosts.hosts.extend(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Accepts these `Origin` values besides loopback ones (`scheme://host[:port]`).
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.hosts
+            .origins
+            .extend(origins.into_iter().map(Into::into));
+        self
+    }
+
+    /// Turns the `Host`/`Origin` checks off. Only for servers behind a proxy that does them.
+    pub fn disable_dns_rebinding_protection(mut self) -> Self {
+        self.hosts.enabled = false;
+        self
+    }
+
+    /// How many 2025-11-25 sessions may be open at once; opening one more evicts the longest
+    /// idle (default 1024).
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-11-25 session may sit idle before it expires (default 30 min).
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Ends the long-lived GET streams of 2025-11-25 sessions when `token` is cancelled.
+    ///
+    /// A graceful shutdown waits for open responses, and a GET stream never finishes on its
+    /// own, so an application that mounts [`into_router`](Self::into_router) into its own
+    /// server cancels this token when it starts shutting down. [`serve`](Self::serve) does this
+    /// itself.
+    pub fn close_streams_on(mut self, token: CancellationToken) -> Self {
+        self.streams_closing = token;
+        self
+    }
+
+    /// The axum router serving the endpoint; merge or nest it into an application's own.
+    pub fn into_router(self) -> Router {
+        let shared = Arc::new(self.shared());
+        Router::new()
+            .route(&self.path, post(on_post).get(on_get).delete(on_delete))
+            .layer(DefaultBodyLimit::max(self.body_limit))
+            .with_state(shared)
+    }
+
+    /// Serves on `listener` until `shutdown` completes, then lets in-flight requests finish.
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::{protocol::Implementation, server::Server, transport::http::HttpTransport};
+    /// # async fn run() -> std::io::Result<()> {
+    /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    /// let stop = tokio_util::sync::CancellationToken::new();
+    /// HttpTransport::new(server)
+    ///     .serve(listener, stop.clone().cancelled_owned())
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn serve<F>(self, listener: TcpListener, shutdown: F) -> std::io::Result<()>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let closing = self.streams_closing.clone();
+        let shutdown = async move {
+            shutdown.await;
+            closing.cancel();
+        };
+        axum::serve(listener, self.into_router())
+            .with_graceful_shutdown(shutdown)
+            .await
+    }
+
+    fn shared(&self) -> Shared {
+        Shared {
+            server: self.server.clone(),
+            hosts: self.hosts.clone(),
+            sessions: SessionTable::new(self.max_sessions, self.session_idle_timeout),
+            tool_headers: ToolHeaders::default(),
+            streams_closing: self.streams_closing.clone(),
+        }
+    }
+}
+
+/// Serves `server` at `http://addr/mcp` with the defaults until Ctrl-C, then lets in-flight
+/// requests finish.
+///
+/// ```no_run
+/// # use mcp_runtime::{protocol::Implementation, server::Server};
+/// # async fn run() -> std::io::Result<()> {
+/// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+/// mcp_runtime::transport::http::serve_http(server, "127.0.0.1:8000").await
+/// # }
+/// ```
+pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+    let listener = TcpListener::bind(addr).await?;
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C; serving until killed");
+            std::future::pending::<()>().await;
+        }
+    };
+    HttpTransport::new(server).serve(listener, ctrl_c).await
+}
+
+/// What every request handler shares.
+#[derive(Debug)]
+struct Shared {
+    server: Server,
+    hosts: HostPolicy,
+    sessions: SessionTable,
+    tool_headers: ToolHeaders,
+    streams_closing: CancellationToken,
+}
+
+impl Shared {
+    async fn header_bindings(&self, tool: &str) -> tool_headers::Bindings {
+        self.tool_headers.bindings(&self.server, tool).await
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.sessions.close_all();
+    }
+}
+
+fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
+    let reason = hosts.check(headers).err()?;
+    tracing::warn!(%reason, "rejected a request (DNS-rebinding protection)");
+    let error = McpError::invalid_request("Forbidden: Host or Origin not allowed");
+    Some(respond::json_with_status(
+        error_line(None, &error),
+        StatusCode::FORBIDDEN,
+    ))
+}
+
+async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    if let Some(response) = forbidden(&headers, &shared.hosts) {
+        return response;
+    }
+    // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
+    // body is parsed as JSON either way and some minimal clients omit it.
+    if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
+        let is_json = content_type
+            .to_str()
+            .ok()
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+        if !is_json {
+            return respond::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        }
+    }
+    // The spec has clients list both types; one that lists only one is still served (in that
+    // form), and only a client that takes neither cannot be answered at all.
+    if !headers::accepts(&headers, "application/json")
+        && !headers::accepts(&headers, "text/event-stream")
+    {
+        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+    }
+    let Ok(text) = std::str::from_utf8(&body) else {
+        let error = McpError::parse_error("The body is not UTF-8");
+        return respond::error(None, &error, StatusRules::Modern);
+    };
+    let message = match Incoming::parse(text) {
+        Ok(message) => message,
+        Err(rejected) => {
+            return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
+        }
+    };
+    let modern = match &message {
+        Incoming::Request(r) => modern::is_modern_message(r.params.as_deref()),
+        Incoming::Notification(n) => modern::is_modern_message(n.params.as_deref()),
+        Incoming::Response(_) => false,
+    };
+    // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
+    // for its requests.
+    if !modern && legacy_session::wants_session(&headers, &message) {
+        legacy_session::handle_post(&shared, &headers, message).await
+    } else {
+        modern::handle(&shared, &headers, message).await
+    }
+}
+
+async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(response) = forbidden(&headers, &shared.hosts) {
+        return response;
+    }
+    legacy_session::handle_get(&shared, &headers)
+}
+
+async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(response) = forbidden(&headers, &shared.hosts) {
+        return response;
+    }
+    legacy_session::handle_delete(&shared, &headers)
+}

@@ -1,0 +1,240 @@
+//! Runs one request and shapes its HTTP response: plain JSON when the handler says nothing
+//! before its result, an SSE stream as soon as it sends a notification first.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde::Deserialize;
+use tokio::sync::mpsc;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use crate::auth::Identity;
+use crate::protocol::{McpError, RawRequest, RequestId, code, error_line};
+use crate::server::{Connection, Exchange, NotificationSink, Server};
+
+use super::sse;
+
+/// How many notifications a request may queue before its handler waits for the client.
+pub(super) const STREAM_BUFFER: usize = 64;
+
+/// Which wire's error-to-status rules apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StatusRules {
+    /// 2026-07-28: the status tells intermediaries and clients what kind of error it is.
+    Modern,
+    /// 2025-11-25: JSON-RPC errors travel with 200, because a 404 there means "session gone".
+    Legacy,
+}
+
+/// One request to run, with everything it runs with.
+pub(super) struct Job {
+    pub request: RawRequest,
+    pub connection: Arc<Connection>,
+    /// The verified caller, once the transport authenticates.
+    pub identity: Option<Arc<Identity>>,
+    pub cancellation: CancellationToken,
+    pub rules: StatusRules,
+    /// Whether the client accepts `text/event-stream`. When it does not, notifications are
+    /// dropped and the result goes out as JSON.
+    pub sse_allowed: bool,
+    /// Dropped when the handler is done (answered or cancelled), not when the response is:
+    /// per-request bookkeeping must outlive the response head but not the request.
+    pub held_until_done: Option<Box<dyn Send>>,
+}
+
+/// Answers a request, as JSON or as SSE.
+pub(super) async fn run(server: &Server, job: Job) -> Response {
+    let Job {
+        request,
+        connection,
+        identity,
+        cancellation,
+        rules,
+        sse_allowed,
+        held_until_done,
+    } = job;
+    let id = request.id.clone();
+    let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
+    // Dropping the guard cancels the request: that happens when the client goes away before
+    // the response starts, and (moved into the stream pump) when it closes the SSE stream.
+    let guard = cancellation.clone().drop_guard();
+    let exchange = Exchange {
+        connection,
+        sink: NotificationSink::new(tx),
+        cancellation,
+        identity,
+    };
+    let task_server = server.clone();
+    let mut task = tokio::spawn(async move {
+        let _held = held_until_done;
+        task_server.answer(request, exchange).await
+    });
+    if !sse_allowed {
+        let joined = loop {
+            tokio::select! {
+                biased;
+                joined = &mut task => break joined,
+                Some(dropped) = rx.recv() => {
+                    tracing::debug!(message = %dropped, "dropped a notification: the client takes no SSE");
+                }
+            }
+        };
+        drop(guard);
+        return json(&finished(&id, joined), rules);
+    }
+    tokio::select! {
+        biased;
+        joined = &mut task => {
+            let line = finished(&id, joined);
+            match rx.try_recv() {
+                Ok(first) => {
+                    let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
+                    tokio::spawn(pump_finished(first, rx, line, out_tx, guard));
+                    sse::response(out_rx)
+                }
+                Err(_) => {
+                    drop(guard);
+                    json(&line, rules)
+                }
+            }
+        }
+        Some(first) = rx.recv() => {
+            let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
+            tokio::spawn(pump_live(first, rx, task, id, out_tx, guard));
+            sse::response(out_rx)
+        }
+    }
+}
+
+/// The response line of a finished task. A cancelled request is never answered, but the HTTP
+/// exchange still needs a body, so it gets an error the client has stopped waiting for anyway.
+fn finished(id: &RequestId, joined: Result<Option<String>, tokio::task::JoinError>) -> String {
+    match joined {
+        Ok(Some(line)) => line,
+        Ok(None) => error_line(Some(id), &McpError::internal("Request cancelled")),
+        Err(e) => {
+            tracing::error!(error = %e, "request handler panicked");
+            error_line(Some(id), &McpError::internal("Internal error"))
+        }
+    }
+}
+
+async fn pump_finished(
+    first: String,
+    mut rx: mpsc::Receiver<String>,
+    line: String,
+    out: mpsc::Sender<Bytes>,
+    _guard: DropGuard,
+) {
+    let _ = out.send(sse::event(&first)).await;
+    while let Ok(next) = rx.try_recv() {
+        let _ = out.send(sse::event(&next)).await;
+    }
+    let _ = out.send(sse::event(&line)).await;
+}
+
+async fn pump_live(
+    first: String,
+    mut rx: mpsc::Receiver<String>,
+    mut task: tokio::task::JoinHandle<Option<String>>,
+    id: RequestId,
+    out: mpsc::Sender<Bytes>,
+    guard: DropGuard,
+) {
+    if out.send(sse::event(&first)).await.is_err() {
+        return; // the guard drops here: the client left, so the request is cancelled
+    }
+    let line = loop {
+        tokio::select! {
+            biased;
+            Some(next) = rx.recv() => {
+                if out.send(sse::event(&next)).await.is_err() {
+                    return;
+                }
+            }
+            joined = &mut task => break finished(&id, joined),
+            () = out.closed() => return,
+        }
+    };
+    // Notifications queued just before the result still go first.
+    while let Ok(next) = rx.try_recv() {
+        let _ = out.send(sse::event(&next)).await;
+    }
+    let _ = out.send(sse::event(&line)).await;
+    drop(guard);
+}
+
+/// A JSON response with the status the rules give the line's error code.
+pub(super) fn json(line: &str, rules: StatusRules) -> Response {
+    json_with_status(line.to_owned(), status_of(line, rules))
+}
+
+/// A JSON response with a fixed status.
+pub(super) fn json_with_status(body: String, status: StatusCode) -> Response {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// An error response for a request that never reached dispatch.
+pub(super) fn error(id: Option<&RequestId>, error: &McpError, rules: StatusRules) -> Response {
+    let line = error_line(id, error);
+    let status = match rules {
+        StatusRules::Modern => status_for(error.code),
+        StatusRules::Legacy => legacy_status_for(error.code),
+    };
+    json_with_status(line, status)
+}
+
+/// A bodiless response.
+pub(super) fn empty(status: StatusCode) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn status_of(line: &str, rules: StatusRules) -> StatusCode {
+    #[derive(Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    #[derive(Deserialize)]
+    struct Head {
+        error: Option<Code>,
+    }
+    let code = serde_json::from_str::<Head>(line)
+        .ok()
+        .and_then(|h| h.error)
+        .map(|e| e.code);
+    match (code, rules) {
+        (None, _) => StatusCode::OK,
+        (Some(c), StatusRules::Modern) => status_for(c),
+        (Some(c), StatusRules::Legacy) => legacy_status_for(c),
+    }
+}
+
+fn status_for(error_code: i32) -> StatusCode {
+    match error_code {
+        code::PARSE_ERROR
+        | code::INVALID_REQUEST
+        | code::INVALID_PARAMS
+        | code::HEADER_MISMATCH
+        | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | code::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+fn legacy_status_for(error_code: i32) -> StatusCode {
+    match error_code {
+        code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}

@@ -1,0 +1,140 @@
+//! Which tool arguments are mirrored into `Mcp-Param-*` headers, read from the server's own
+//! `tools/list` (the input schemas mark them with `x-mcp-header`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::{RawRequest, RequestId, V2026_07_28, keys, methods};
+use crate::server::{Connection, Exchange, NotificationSink, Server};
+
+use super::headers::header_bindings;
+
+/// Pages fetched at most, so a handler that always returns a cursor cannot loop forever.
+const MAX_PAGES: usize = 1000;
+
+/// `(property, header name)` pairs of one tool.
+pub(super) type Bindings = Arc<[(String, String)]>;
+
+/// How long a learnt table stands before a call to a tool it does not know relearns it: often
+/// enough to pick up tools a dynamic `tools/list` adds, rarely enough that calls to unknown
+/// tools cannot turn every request into a `tools/list`.
+const RELEARN_AFTER: Duration = Duration::from_secs(5);
+
+struct Table {
+    learnt: Instant,
+    /// Every listed tool, with no bindings for most.
+    tools: HashMap<String, Bindings>,
+}
+
+/// Tool name → its bindings, learnt from the server's `tools/list` on first use.
+#[derive(Default)]
+pub(super) struct ToolHeaders {
+    current: RwLock<Option<Arc<Table>>>,
+    learning: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for ToolHeaders {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolHeaders").finish_non_exhaustive()
+    }
+}
+
+impl ToolHeaders {
+    pub async fn bindings(&self, server: &Server, tool: &str) -> Bindings {
+        if let Some(known) = self.known(tool) {
+            return known;
+        }
+        let _learning = self.learning.lock().await;
+        // Another request may have relearnt while this one waited.
+        if let Some(known) = self.known(tool) {
+            return known;
+        }
+        let table = Arc::new(Table {
+            tools: learn(server).await,
+            learnt: Instant::now(),
+        });
+        let found = table.tools.get(tool).cloned();
+        *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(table);
+        found.unwrap_or_else(none)
+    }
+
+    /// The answer the current table gives, or `None` when it should be relearnt first.
+    fn known(&self, tool: &str) -> Option<Bindings> {
+        let current = self.current.read().unwrap_or_else(|e| e.into_inner());
+        let table = current.as_ref()?;
+        match table.tools.get(tool) {
+            Some(bindings) => Some(bindings.clone()),
+            None if table.learnt.elapsed() < RELEARN_AFTER => Some(none()),
+            None => None,
+        }
+    }
+}
+
+fn none() -> Bindings {
+    Arc::new([])
+}
+
+async fn learn(server: &Server) -> HashMap<String, Bindings> {
+    #[derive(Deserialize)]
+    struct Page {
+        result: Option<PageResult>,
+    }
+    #[derive(Deserialize)]
+    struct PageResult {
+        #[serde(default)]
+        tools: Vec<ToolEntry>,
+        #[serde(rename = "nextCursor")]
+        next_cursor: Option<String>,
+    }
+    #[derive(Deserialize)]
+    struct ToolEntry {
+        name: String,
+        #[serde(rename = "inputSchema", default)]
+        input_schema: Value,
+    }
+    let mut table = HashMap::new();
+    let mut cursor: Option<String> = None;
+    for page in 0..MAX_PAGES {
+        let mut params = json!({"_meta": {
+            keys::PROTOCOL_VERSION: V2026_07_28,
+            keys::CLIENT_CAPABILITIES: {},
+        }});
+        if let Some(c) = cursor.take() {
+            params["cursor"] = Value::String(c);
+        }
+        let request = RawRequest {
+            id: RequestId::Number(page as i64),
+            method: methods::TOOLS_LIST.to_owned(),
+            params: serde_json::value::to_raw_value(&params).ok(),
+        };
+        // Nobody listens to notifications of this internal call.
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        let exchange = Exchange {
+            connection: Arc::new(Connection::new()),
+            sink: NotificationSink::new(tx),
+            cancellation: CancellationToken::new(),
+            identity: None,
+        };
+        let line = server.handle_request(request, exchange).await;
+        let Some(result) = serde_json::from_str::<Page>(&line)
+            .ok()
+            .and_then(|p| p.result)
+        else {
+            break;
+        };
+        for tool in result.tools {
+            let bindings = header_bindings(&tool.input_schema);
+            table.insert(tool.name, bindings.into());
+        }
+        match result.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    table
+}

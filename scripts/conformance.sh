@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite against examples/conformance_server.rs.
+#
+# Gates on `--requirements 2026-07-28` and `--requirements 2025-11-25` (non-zero exit if either
+# fails); `--suite all --spec-version 2026-07-28` is run and reported but does not gate.
+# Node >= 22 and the suite are installed into .tools/ from the npm registry, because the
+# machine's Node 20 cannot run current releases of the suite (fs.globSync).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUITE_VERSION="0.2.0-alpha.12"
+TOOLS="$PWD/.tools"
+NODE_DIR="$TOOLS/node22"
+SUITE_DIR="$TOOLS/conformance"
+OUT_DIR="${CONFORMANCE_OUT:-target/conformance}"
+
+if [ ! -x "$NODE_DIR/node_modules/.bin/node" ]; then
+  echo "== installing node@22 into $NODE_DIR"
+  npm install --silent --prefix "$NODE_DIR" node@22
+fi
+export PATH="$NODE_DIR/node_modules/.bin:$PATH"
+echo "node $(node --version)"
+
+if [ ! -x "$SUITE_DIR/node_modules/.bin/conformance" ] \
+  || ! grep -q "\"version\": \"$SUITE_VERSION\"" \
+    "$SUITE_DIR/node_modules/@modelcontextprotocol/conformance/package.json"; then
+  echo "== installing @modelcontextprotocol/conformance@$SUITE_VERSION into $SUITE_DIR"
+  npm install --silent --prefix "$SUITE_DIR" "@modelcontextprotocol/conformance@$SUITE_VERSION"
+fi
+CONFORMANCE="$SUITE_DIR/node_modules/.bin/conformance"
+
+echo "== building the fixture server"
+cargo build --release --example conformance_server
+
+# A free port: bind port 0, read what the kernel chose, release it.
+PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+URL="http://127.0.0.1:$PORT/mcp"
+mkdir -p "$OUT_DIR"
+
+target/release/examples/conformance_server --port "$PORT" >"$OUT_DIR/server.log" 2>&1 &
+SERVER_PID=$!
+trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
+
+for _ in $(seq 1 100); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+    break
+  fi
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "the fixture server exited early:" >&2
+    cat "$OUT_DIR/server.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+status=0
+run() {
+  local name="$1"
+  shift
+  echo "== conformance server --url $URL $*"
+  if "$CONFORMANCE" server --url "$URL" "$@" >"$OUT_DIR/$name.txt" 2>&1; then
+    echo "   $name: passed"
+    return 0
+  fi
+  echo "   $name: FAILED (see $OUT_DIR/$name.txt)"
+  return 1
+}
+summary() {
+  sed 's/\x1b\[[0-9;]*m//g' "$OUT_DIR/$1.txt" | grep -E '^(✗|Total:)' || true
+}
+
+run requirements-2026-07-28 --requirements 2026-07-28 || status=1
+summary requirements-2026-07-28
+run requirements-2025-11-25 --requirements 2025-11-25 || status=1
+summary requirements-2025-11-25
+# Reported only: the pending SEP scenarios are still moving.
+run all-2026-07-28 --suite all --spec-version 2026-07-28 || true
+summary all-2026-07-28
+
+exit "$status"

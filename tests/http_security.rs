@@ -1,0 +1,117 @@
+//! DNS-rebinding protection and the body limit over real sockets.
+#![cfg(feature = "http")]
+
+mod http_support;
+
+use http_support::{Running, modern};
+use serde_json::json;
+
+fn discover() -> String {
+    modern(1, "server/discover", json!({}))
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_403() {
+    let s = Running::start().await;
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .header("host", "evil.example.com")
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+    let r = s
+        .method("GET")
+        .header("host", "evil.example.com")
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+}
+
+#[tokio::test]
+async fn a_foreign_origin_is_403() {
+    let s = Running::start().await;
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .header("origin", "http://evil.example.com")
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+    assert_eq!(r.error_code(), -32600);
+}
+
+#[tokio::test]
+async fn loopback_names_pass() {
+    let s = Running::start().await;
+    let port = s.addr.port();
+    for (host, origin) in [
+        (
+            format!("localhost:{port}"),
+            format!("http://localhost:{port}"),
+        ),
+        (format!("127.0.0.1:{port}"), "http://127.0.0.1".to_owned()),
+        (format!("[::1]:{port}"), format!("https://[::1]:{port}")),
+    ] {
+        let r = s
+            .post(discover())
+            .routing("server/discover", None)
+            .header("host", &host)
+            .header("origin", &origin)
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "{host} / {origin}: {r:?}");
+    }
+}
+
+#[tokio::test]
+async fn configured_hosts_and_origins_pass() {
+    let s = Running::with(|t| {
+        t.allowed_hosts(["mcp.example.com"])
+            .allowed_origins(["https://app.example.com"])
+    })
+    .await;
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .header("host", "mcp.example.com")
+        .header("origin", "https://app.example.com")
+        .send()
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .header("host", "other.example.com")
+        .send()
+        .await;
+    assert_eq!(r.status, 403);
+}
+
+#[tokio::test]
+async fn a_body_over_the_default_limit_is_413() {
+    let s = Running::start().await;
+    let filler = "x".repeat(4 * 1024 * 1024 + 1);
+    let body =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad": filler}}).to_string();
+    let r = s.post(body).routing("tools/list", None).send().await;
+    assert_eq!(r.status, 413);
+    // The server still serves.
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .send()
+        .await;
+    assert_eq!(r.status, 200);
+}
+
+#[tokio::test]
+async fn a_configured_limit_applies() {
+    let s = Running::with(|t| t.body_limit(64)).await;
+    let r = s
+        .post(discover())
+        .routing("server/discover", None)
+        .send()
+        .await;
+    assert_eq!(r.status, 413);
+}
