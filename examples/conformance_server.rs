@@ -35,7 +35,7 @@ fn main() -> anyhow::Result<()> {
     let port = port_from_args()?;
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
-        let server = fixture_server();
+        let server = fixture_server()?;
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         eprintln!(
             "conformance server on http://{}/mcp",
@@ -66,7 +66,7 @@ fn port_from_args() -> anyhow::Result<u16> {
     Ok(port)
 }
 
-fn fixture_server() -> Server {
+fn fixture_server() -> Result<Server, McpError> {
     let states = StateBook::default();
     // ---- MCP_REQUEST_STATE_KEYS: the one place request-state keys will be wired. ----
     // When the runtime's sealing lands, read the comma-separated keys from this variable here
@@ -79,7 +79,7 @@ fn fixture_server() -> Server {
     }
     let call_states = states.clone();
     let prompt_states = states;
-    Server::builder(Implementation::new(
+    Ok(Server::builder(Implementation::new(
         "mcp-rust-conformance",
         env!("CARGO_PKG_VERSION"),
     ))
@@ -88,7 +88,7 @@ fn fixture_server() -> Server {
         let states = call_states.clone();
         async move { call_tool(ctx, call, &states).await }
     })
-    .prompts(prompts())
+    .prompts(prompts()?)
     .on_get_prompt(move |_ctx, get| {
         let states = prompt_states.clone();
         async move { get_prompt(get, &states) }
@@ -98,17 +98,17 @@ fn fixture_server() -> Server {
         resource("test://static-binary", "static-binary", "image/png"),
         resource("test://watched-resource", "watched-resource", "text/plain"),
     ])
-    .resource_templates(vec![ResourceTemplate {
-        mime_type: Some("application/json".into()),
-        description: Some("A resource template with one parameter".into()),
-        ..from_json(json!({"uriTemplate": "test://template/{id}/data", "name": "template"}))
-            .unwrap_or_else(|_| unreachable!("a valid template literal"))
-    }])
+    .resource_templates(vec![from_json::<ResourceTemplate>(json!({
+        "uriTemplate": "test://template/{id}/data",
+        "name": "template",
+        "mimeType": "application/json",
+        "description": "A resource template with one parameter",
+    }))?])
     .on_read_resource(|_ctx, read| async move { read_resource(read) })
     .on_complete(|_ctx, _params| async move {
         Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
     })
-    .build()
+    .build())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,18 +574,17 @@ fn content(blocks: Value) -> Result<CallToolResult, McpError> {
 // ---------------------------------------------------------------------------------------------
 // Prompts
 
-fn prompts() -> Vec<Prompt> {
-    let prompt = |name: &str, description: &str, args: Value| -> Prompt {
+fn prompts() -> Result<Vec<Prompt>, McpError> {
+    let prompt = |name: &str, description: &str, args: Value| -> Result<Prompt, McpError> {
         let mut p: Prompt =
-            from_json(json!({"name": name, "description": description, "arguments": args}))
-                .unwrap_or_else(|_| unreachable!("a valid prompt literal"));
+            from_json(json!({"name": name, "description": description, "arguments": args}))?;
         if p.arguments.as_ref().is_some_and(Vec::is_empty) {
             p.arguments = None;
         }
-        p
+        Ok(p)
     };
     let required = |name: &str, description: &str| json!({"name": name, "description": description, "required": true});
-    vec![
+    [
         prompt(
             "test_simple_prompt",
             "A prompt without arguments",
@@ -615,6 +614,8 @@ fn prompts() -> Vec<Prompt> {
             json!([]),
         ),
     ]
+    .into_iter()
+    .collect()
 }
 
 fn get_prompt(
