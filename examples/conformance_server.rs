@@ -10,10 +10,6 @@
 //!
 //! `scripts/conformance.sh` starts it and runs the suite against it.
 
-use std::collections::HashMap;
-use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp::protocol::{
@@ -23,6 +19,7 @@ use mcp::protocol::{
     ResourceTemplate, Tool,
 };
 use mcp::server::{RequestContext, Server};
+use mcp::state::RequestStateSecurity;
 use mcp::transport::http::HttpTransport;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -66,31 +63,29 @@ fn port_from_args() -> anyhow::Result<u16> {
     Ok(port)
 }
 
-fn fixture_server() -> Result<Server, McpError> {
-    let states = StateBook::default();
-    // ---- MCP_REQUEST_STATE_KEYS: the one place request-state keys will be wired. ----
-    // When the runtime's sealing lands, read the comma-separated keys from this variable here
-    // and pass them to the builder; `StateBook` below then goes away. Until then the fixture
-    // protects its own states by accepting only values it minted.
-    if std::env::var_os("MCP_REQUEST_STATE_KEYS").is_some() {
-        eprintln!(
-            "MCP_REQUEST_STATE_KEYS is set but not wired yet; using the fixture's own state book"
-        );
-    }
-    let call_states = states.clone();
+fn fixture_server() -> anyhow::Result<Server> {
+    let states = StateBook;
+    // The runtime seals every requestState (AES-256-GCM with claims): with the deployment's
+    // shared keys when MCP_REQUEST_STATE_KEYS is set, a per-process key otherwise.
+    let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
+        Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
+        None => RequestStateSecurity::ephemeral(),
+    };
+    let call_states = states;
     let prompt_states = states;
     Ok(Server::builder(Implementation::new(
         "mcp-rust-conformance",
         env!("CARGO_PKG_VERSION"),
     ))
+    .request_state_security(security)?
     .tools(tools())
     .on_call_tool(move |ctx, call| {
-        let states = call_states.clone();
+        let states = call_states;
         async move { call_tool(ctx, call, &states).await }
     })
     .prompts(prompts()?)
     .on_get_prompt(move |_ctx, get| {
-        let states = prompt_states.clone();
+        let states = prompt_states;
         async move { get_prompt(get, &states) }
     })
     .resources(vec![
@@ -718,42 +713,25 @@ fn read_resource(read: ReadResourceParams) -> Result<Outcome<ReadResourceResult>
 // ---------------------------------------------------------------------------------------------
 // Request state
 
-/// The states this process minted, with what each one remembers. Only a value found here is
-/// accepted, so a modified state is rejected. A stand-in until the runtime seals state itself
-/// (see `MCP_REQUEST_STATE_KEYS` above); unlike sealing it does not survive a restart or span
-/// instances.
-#[derive(Clone, Default)]
-struct StateBook(Arc<Mutex<HashMap<String, Value>>>);
-
-/// States kept at most; the book is a fixture, not a store.
-const MAX_STATES: usize = 10_000;
+/// The fixture's request states: plaintext JSON that the runtime seals on the way out and
+/// verifies and opens on the way back, so a state that reaches a handler is one this server
+/// minted for this very call.
+#[derive(Clone, Copy)]
+struct StateBook;
 
 impl StateBook {
     fn mint(&self, payload: Value) -> String {
-        // Only membership in the book makes a state valid, so the value needs to be unique,
-        // not secret: a counter, salted per process so restarts do not reuse values.
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let salt = std::collections::hash_map::RandomState::new().hash_one(n);
-        let token = format!("state-{n}-{salt:016x}");
-        let mut book = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if book.len() >= MAX_STATES {
-            book.clear();
-        }
-        book.insert(token.clone(), payload);
-        token
+        payload.to_string()
     }
 
-    /// `Ok(None)` when no state was sent; an error when one was sent that we never minted.
+    /// `Ok(None)` when no state was sent. The boundary already rejected anything forged, so a
+    /// state that does not parse is a fixture bug.
     fn open(&self, state: Option<&str>) -> Result<Option<Value>, McpError> {
-        let Some(state) = state else {
-            return Ok(None);
-        };
-        let book = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        book.get(state)
-            .cloned()
-            .map(Some)
-            .ok_or_else(McpError::invalid_request_state)
+        state
+            .map(|s| {
+                serde_json::from_str(s).map_err(|e| McpError::internal(format!("fixture bug: {e}")))
+            })
+            .transpose()
     }
 }
 
