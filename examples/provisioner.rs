@@ -1,8 +1,10 @@
 //! The seed's provisioner as users write it: a tool that asks which region to use, then (with
-//! the region known) asks for a confirmation, then provisions. Serves MCP over stdio.
+//! the region known) asks for a confirmation, then provisions. Serves MCP over stdio, or over
+//! Streamable HTTP with `--http ADDR`.
 //!
 //! ```sh
 //! cargo run --example provisioner
+//! cargo run --example provisioner -- --http 127.0.0.1:8000   # http://127.0.0.1:8000/mcp
 //! ```
 //!
 //! With `MCP_REQUEST_STATE_KEYS` set (comma-separated secrets of 32 bytes or more), every
@@ -72,11 +74,18 @@ async fn main() -> anyhow::Result<()> {
         Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
         None => RequestStateSecurity::ephemeral(),
     };
-    McpServer::new("provisioner")
+    let server = McpServer::new("provisioner")
         .version(env!("CARGO_PKG_VERSION"))
         .tools(mcp::tools![provision])
-        .request_state_security(security)
-        .serve_stdio()
-        .await?;
+        .request_state_security(security);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        [] => server.serve_stdio().await?,
+        ["--http", addr] => {
+            eprintln!("serving http://{addr}/mcp");
+            server.serve_http(addr.to_owned()).await?;
+        }
+        _ => anyhow::bail!("usage: provisioner [--http ADDR]"),
+    }
     Ok(())
 }

@@ -16,7 +16,7 @@ mod session;
 
 use std::sync::Arc;
 
-pub use app::{BuildError, McpServer};
+pub use app::{BuildError, McpServer, ServeError};
 pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
 pub use context::{NotificationSink, RequestContext};

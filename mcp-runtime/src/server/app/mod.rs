@@ -102,6 +102,17 @@ pub enum BuildError {
     RequestState(#[from] ConfigError),
 }
 
+/// Why serving stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// The server could not be built.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// The listener failed (e.g. the address is in use).
+    #[error("serving failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
 impl McpServer {
     /// A server that introduces itself as `name`, version `0.0.0` until [`version`](Self::version).
     pub fn new(name: impl Into<String>) -> Self {
@@ -228,6 +239,15 @@ impl McpServer {
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<(), BuildError> {
         self.build()?.serve_stdio().await;
+        Ok(())
+    }
+
+    /// Serves MCP over Streamable HTTP at `http://addr/mcp` (both generations) until Ctrl-C;
+    /// in-flight requests finish first. See [`crate::transport::http`] to mount it in an axum app.
+    #[cfg(feature = "http")]
+    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), ServeError> {
+        let server = self.build()?;
+        crate::transport::http::serve_http(server, addr).await?;
         Ok(())
     }
 

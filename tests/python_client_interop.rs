@@ -1,0 +1,106 @@
+//! The Python SDK's own client (`mcp==2.3.0`, in `.venv`, made by `scripts/python-venv.sh`)
+//! completes every round of `examples/provisioner.rs`, over stdio and Streamable HTTP, as a
+//! 2026-07-28 client (rounds of `InputRequiredResult`) and as a 2025-11-25 one (the
+//! back-channel).
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> &'static PathBuf {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let status = Command::new(root().join("scripts/python-venv.sh"))
+            .status()
+            .expect("run scripts/python-venv.sh");
+        assert!(status.success(), "scripts/python-venv.sh failed");
+        root().join(".venv/bin/python")
+    })
+}
+
+fn provisioner() -> PathBuf {
+    let mut dir = std::env::current_exe().expect("test binary path");
+    dir.pop();
+    if dir.ends_with("deps") {
+        dir.pop();
+    }
+    dir.join("examples").join("provisioner")
+}
+
+/// Runs the Python client against `target` in `mode` and checks it finished every round.
+fn python_client(target: &str, mode: &str, version: &str) {
+    let output = Command::new(python())
+        .arg(root().join("scripts/python_client_interop.py"))
+        .args([target, mode])
+        .env_remove("MCP_REQUEST_STATE_KEYS")
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{target} {mode}:\n{stdout}\n{stderr}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "asked: Which region should 'orders' live in?",
+            "asked: Provision 'orders' in eu-west-1?",
+            &format!("version: {version}"),
+            "result: Provisioned 'orders' in eu-west-1.",
+        ],
+        "{target} {mode}\n{stderr}"
+    );
+}
+
+#[test]
+fn the_python_client_completes_every_round_over_stdio() {
+    let command = provisioner();
+    let command = command.to_str().expect("utf-8 path");
+    python_client(command, "auto", "2026-07-28");
+    python_client(command, "legacy", "2025-11-25");
+}
+
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_python_client_completes_every_round_over_http() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    let _server = Killed(
+        Command::new(provisioner())
+            .args(["--http", &addr])
+            .env_remove("MCP_REQUEST_STATE_KEYS")
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the provisioner"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "the provisioner did not start listening"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://{addr}/mcp");
+    python_client(&url, "auto", "2026-07-28");
+    python_client(&url, "legacy", "2025-11-25");
+}
