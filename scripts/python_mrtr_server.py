@@ -1,7 +1,10 @@
 """A Python SDK (mcp==2.3.0) server for our client to talk to: `provision` asks the region with
 a resolver (Resolve + Elicit), then a dependent confirmation; `deploy` asks by hand with an
-InputRequiredResult and checks its own requestState. Serves stdio.
+InputRequiredResult and checks its own requestState. Serves stdio, or Streamable HTTP at
+http://127.0.0.1:PORT/mcp with `--http PORT`.
 """
+
+import sys
 
 from typing import Annotated
 
@@ -60,4 +63,7 @@ async def deploy(env: str, ctx: Context) -> str | InputRequiredResult:
 
 
 if __name__ == "__main__":
-    server.run()
+    if sys.argv[1:2] == ["--http"]:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run()

@@ -92,3 +92,80 @@ async fn our_client_answers_the_python_servers_back_channel() {
     assert_eq!(text(&result), "Provisioned 'legacy' in eu-west-1.");
     assert_eq!(asked.lock().expect("log").len(), 2);
 }
+
+/// The same flows over Streamable HTTP, with our HTTP client transport.
+#[cfg(feature = "http")]
+mod over_http {
+    use super::*;
+    use mcp::transport::http_client;
+
+    struct Killed(std::process::Child);
+
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn start() -> (Killed, String) {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = std::process::Command::new(python())
+            .arg(root().join("scripts/python_mrtr_server.py"))
+            .args(["--http", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start the Python server");
+        let addr = format!("127.0.0.1:{port}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Python server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        (Killed(child), format!("http://{addr}/mcp"))
+    }
+
+    fn client(url: &str) -> Client {
+        let duplex = http_client::connect(url).expect("a valid URL");
+        Client::connect(duplex, Implementation::new("rust-client", "1.0.0")).on_elicit(
+            |question: ElicitParams| async move {
+                let content = if question.message().starts_with("Which region") {
+                    json!({"region": "eu-west-1"})
+                } else {
+                    json!({"confirm": true})
+                };
+                Ok(ElicitResult::accept(
+                    content.as_object().cloned().unwrap_or_default(),
+                ))
+            },
+        )
+    }
+
+    #[tokio::test]
+    async fn our_http_client_completes_the_python_servers_rounds_on_both_wires() {
+        let (_server, url) = start();
+        let modern = client(&url);
+        assert_eq!(modern.negotiate().await.expect("negotiate"), "2026-07-28");
+        let result = modern
+            .call_tool("provision", Some(json!({"name": "orders"})))
+            .await
+            .expect("completes");
+        assert_eq!(text(&result), "Provisioned 'orders' in eu-west-1.");
+
+        let legacy = client(&url);
+        let init = legacy.initialize().await.expect("a 2025-11-25 session");
+        assert_eq!(init.protocol_version, "2025-11-25");
+        let result = legacy
+            .call_tool("provision", Some(json!({"name": "legacy"})))
+            .await
+            .expect("completes over the back-channel");
+        assert_eq!(text(&result), "Provisioned 'legacy' in eu-west-1.");
+    }
+}

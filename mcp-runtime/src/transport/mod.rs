@@ -4,6 +4,8 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+pub mod http_client;
 pub mod memory;
 pub mod stdio;
 

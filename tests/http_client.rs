@@ -1,0 +1,147 @@
+//! Our client over Streamable HTTP against our server: negotiation, the round loop with sealed
+//! state on the stateless wire, notifications over SSE, and a 2025-11-25 session whose
+//! back-channel questions arrive on the request's SSE stream and are answered by POST.
+
+#![cfg(feature = "http")]
+
+use mcp::client::Client;
+use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
+use mcp::transport::http::HttpTransport;
+use mcp::transport::http_client;
+use mcp::{Context, Elicit, McpServer};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// Which region?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Region {
+    region: String,
+}
+
+/// Sure?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+struct Sure {
+    ok: bool,
+}
+
+#[mcp::tool]
+async fn provision(
+    name: String,
+    #[mcp(ask = format!("Region for {name}?"))] region: Elicit<Region>,
+    #[mcp(ask = format!("{name} in {}?", region.region))] sure: Elicit<Sure>,
+) -> String {
+    format!("{name} in {}: {}", region.region, sure.ok)
+}
+
+/// Reports progress before answering, so the answer comes over SSE.
+#[mcp::tool]
+async fn slow(ctx: Context) -> &'static str {
+    ctx.progress(0.5, Some(1.0), Some("halfway".into())).await;
+    "done"
+}
+
+struct Running {
+    url: String,
+    stop: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn start() -> Running {
+    let server = McpServer::new("http-client-test")
+        .tools(mcp::tools![provision, slow])
+        .build()
+        .expect("valid server");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    let stop = CancellationToken::new();
+    let shutdown = stop.clone().cancelled_owned();
+    tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
+    Running { url, stop }
+}
+
+fn client(url: &str) -> Client {
+    let duplex = http_client::connect(url).expect("a valid URL");
+    Client::connect(duplex, Implementation::new("http-test", "1")).on_elicit(
+        |question: ElicitParams| async move {
+            let content = if question.message().starts_with("Region") {
+                json!({"region": "eu-west-1"})
+            } else {
+                json!({"ok": true})
+            };
+            Ok(ElicitResult::accept(
+                content.as_object().cloned().unwrap_or_default(),
+            ))
+        },
+    )
+}
+
+fn text(result: &mcp::CallToolResult) -> &str {
+    result.content[0].as_text().expect("text")
+}
+
+#[tokio::test]
+async fn the_round_loop_runs_over_stateless_http() {
+    let server = start().await;
+    let client = client(&server.url);
+    assert_eq!(client.negotiate().await.expect("discover"), "2026-07-28");
+    let result = client
+        .call_tool("provision", Some(json!({"name": "orders"})))
+        .await
+        .expect("completes");
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+}
+
+#[tokio::test]
+async fn notifications_arrive_over_sse_before_the_result() {
+    let server = start().await;
+    let client = client(&server.url);
+    let mut notifications = client.notifications().expect("receiver");
+    // A progress token asks for progress; the server then streams the answer as SSE.
+    let result: serde_json::Value = client
+        .request(
+            "tools/call",
+            json!({"name": "slow", "_meta": {"progressToken": "p-1"}}),
+        )
+        .await
+        .expect("completes");
+    assert_eq!(result["content"][0]["text"], "done");
+    let progress = notifications.try_recv().expect("a progress notification");
+    assert_eq!(progress.method, "notifications/progress");
+}
+
+#[tokio::test]
+async fn a_legacy_session_asks_over_the_back_channel() {
+    let server = start().await;
+    let client = client(&server.url);
+    let init = client.initialize().await.expect("a 2025-11-25 session");
+    assert_eq!(init.protocol_version, "2025-11-25");
+    let result = client
+        .call_tool("provision", Some(json!({"name": "legacy"})))
+        .await
+        .expect("completes over the back-channel");
+    assert_eq!(text(&result), "legacy in eu-west-1: true");
+}
+
+#[tokio::test]
+async fn an_unreachable_server_fails_the_request_instead_of_hanging() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let client = client(&format!("http://127.0.0.1:{port}/mcp"));
+    let error = client.discover().await.expect_err("nothing listens");
+    assert!(error.to_string().contains("HTTP transport"), "{error}");
+}
+
+#[test]
+fn non_http_urls_are_refused() {
+    assert!(http_client::connect("https://example.com/mcp").is_err());
+    assert!(http_client::connect("not a url").is_err());
+}
