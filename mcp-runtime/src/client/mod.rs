@@ -296,12 +296,23 @@ impl Client {
     }
 
     /// Sends a request of the current revision: in 2026-07-28, `_meta` carries the version,
-    /// capabilities and client info.
+    /// capabilities and client info. A server that refuses the version (`-32022`) but lists
+    /// 2026-07-28 among the ones it supports gets the request once more.
     pub async fn request<R: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,
     ) -> Result<R, ClientError> {
+        let params = self.with_meta(params)?;
+        match self.request_raw(method, &params).await {
+            Err(ClientError::Rpc(error)) if retry_version(&error) => {
+                self.request_raw(method, &params).await
+            }
+            other => other,
+        }
+    }
+
+    fn with_meta(&self, params: Value) -> Result<Map<String, Value>, ClientError> {
         let mut params = match params {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -322,7 +333,7 @@ impl Client {
                 );
             }
         }
-        self.request_raw(method, &params).await
+        Ok(params)
     }
 
     /// Sends a notification.
@@ -415,6 +426,17 @@ impl Client {
         round_params(&mut params, None, input_responses, request_state);
         self.request(methods::RESOURCES_READ, params).await
     }
+}
+
+/// Whether a `-32022` refusal names a revision this client speaks, so a retry can succeed.
+fn retry_version(error: &McpError) -> bool {
+    error.code == crate::protocol::code::UNSUPPORTED_PROTOCOL_VERSION
+        && error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|v| v == V2026_07_28))
 }
 
 /// The response line for a server→client request, from the registered handlers.

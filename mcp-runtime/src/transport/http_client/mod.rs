@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod param_headers;
 mod request;
 mod sse;
 
@@ -50,6 +51,8 @@ pub(crate) struct Endpoint {
     pub session: Mutex<Option<String>>,
     /// The revision negotiated by `initialize` (sent as `MCP-Protocol-Version` afterwards).
     pub legacy_version: Mutex<Option<String>>,
+    /// `x-mcp-header` mappings learnt from `tools/list`.
+    pub param_headers: Mutex<param_headers::ParamHeaders>,
 }
 
 /// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp`); no request is sent until the client
@@ -71,6 +74,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
         authority,
         session: Mutex::new(None),
         legacy_version: Mutex::new(None),
+        param_headers: Mutex::default(),
     });
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
@@ -79,7 +83,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
             let endpoint = endpoint.clone();
             let in_tx = in_tx.clone();
             // Each message in its own task: a long call must not hold up the next one.
-            tokio::spawn(async move { request::post(&endpoint, message, &in_tx).await });
+            tokio::spawn(async move { request::post(endpoint, message, &in_tx).await });
         }
     });
     Ok(Duplex { incoming, outgoing })

@@ -9,12 +9,15 @@ use hyper::body::Bytes;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use crate::protocol::{keys, methods};
 use crate::transport::Frame;
 
+use super::param_headers::{self, learn};
 use super::sse::SseParser;
 use super::{Endpoint, lock};
 
@@ -22,9 +25,9 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// POSTs `message`; a request whose POST fails gets a JSON-RPC error as its answer, so the
 /// client never waits for a response that cannot come.
-pub(crate) async fn post(endpoint: &Endpoint, message: String, incoming: &mpsc::Sender<Frame>) {
+pub(crate) async fn post(endpoint: Arc<Endpoint>, message: String, incoming: &mpsc::Sender<Frame>) {
     let parsed: Value = serde_json::from_str(&message).unwrap_or(Value::Null);
-    if let Err(reason) = exchange(endpoint, message, &parsed, incoming).await {
+    if let Err(reason) = exchange(&endpoint, message, &parsed, incoming).await {
         let is_request = parsed.get("method").is_some() && parsed.get("id").is_some();
         if is_request {
             let error = json!({"jsonrpc": "2.0", "id": parsed["id"], "error": {
@@ -36,19 +39,26 @@ pub(crate) async fn post(endpoint: &Endpoint, message: String, incoming: &mpsc::
     }
 }
 
-async fn exchange(
+async fn open(
     endpoint: &Endpoint,
+) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>, String> {
+    let stream = TcpStream::connect(&endpoint.authority)
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.authority))?;
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| e.to_string())?;
+    tokio::spawn(connection);
+    Ok(sender)
+}
+
+async fn exchange(
+    endpoint: &Arc<Endpoint>,
     message: String,
     parsed: &Value,
     incoming: &mpsc::Sender<Frame>,
 ) -> Result<(), String> {
-    let stream = TcpStream::connect(&endpoint.authority)
-        .await
-        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.authority))?;
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
+    let mut sender = open(endpoint).await?;
 
     let method = parsed.get("method").and_then(Value::as_str);
     let params = parsed.get("params");
@@ -77,6 +87,11 @@ async fn exchange(
             if let Some(name) = name.and_then(Value::as_str) {
                 request = request.header("mcp-name", header_value(name));
             }
+            if method == methods::TOOLS_CALL {
+                for (header, value) in tool_param_headers(endpoint, params) {
+                    request = request.header(header, header_value(&value));
+                }
+            }
         }
     } else {
         if let Some(session) = lock(&endpoint.session).clone() {
@@ -100,27 +115,42 @@ async fn exchange(
         && let Ok(session) = session.to_str()
     {
         *lock(&endpoint.session) = Some(session.to_owned());
+        // Messages the server sends outside any request arrive on a GET stream.
+        tokio::spawn(listen(endpoint.clone(), incoming.clone()));
     }
     let is_sse = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
-    let mut body = response.into_body();
+    let body = response.into_body();
     if is_sse {
+        let request_id = parsed.get("id").filter(|_| method.is_some()).cloned();
         let mut parser = SseParser::default();
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|e| e.to_string())?;
-            if let Some(bytes) = frame.data_ref() {
-                for event in parser.feed(bytes) {
-                    note_version(endpoint, method, &event);
-                    if incoming.send(Ok(event)).await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
+        let answered = relay(
+            body,
+            &mut parser,
+            endpoint,
+            method,
+            request_id.as_ref(),
+            incoming,
+        )
+        .await?;
+        if answered || request_id.is_none() {
+            return Ok(());
         }
-        return Ok(());
+        // The stream ended before the answer: pick it up with a GET from the last event.
+        let Some(last) = parser.last_event_id.clone() else {
+            return Err("the server closed the stream before answering".into());
+        };
+        return resume(
+            endpoint,
+            last,
+            parser.retry_ms,
+            request_id.as_ref(),
+            incoming,
+        )
+        .await;
     }
     let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
     let text = String::from_utf8_lossy(&bytes).trim().to_owned();
@@ -129,6 +159,11 @@ async fn exchange(
         .is_some_and(|v| v.get("jsonrpc").is_some());
     if is_json_rpc {
         note_version(endpoint, method, &text);
+        let text = if method == Some(methods::TOOLS_LIST) {
+            learn(&text, &mut lock(&endpoint.param_headers)).unwrap_or(text)
+        } else {
+            text
+        };
         let _ = incoming.send(Ok(text)).await;
         return Ok(());
     }
@@ -137,6 +172,181 @@ async fn exchange(
         return Ok(());
     }
     Err(format!("the server answered HTTP {status}"))
+}
+
+/// Passes a stream's events on; `true` once the answer to `request_id` went by.
+async fn relay(
+    mut body: hyper::body::Incoming,
+    parser: &mut SseParser,
+    endpoint: &Endpoint,
+    method: Option<&str>,
+    request_id: Option<&Value>,
+    incoming: &mpsc::Sender<Frame>,
+) -> Result<bool, String> {
+    let mut answered = false;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else {
+            // A broken stream is resumed like a closed one.
+            return Ok(answered);
+        };
+        let Some(bytes) = frame.data_ref() else {
+            continue;
+        };
+        for event in parser.feed(bytes) {
+            note_version(endpoint, method, &event);
+            let event = if method == Some(methods::TOOLS_LIST) {
+                learn(&event, &mut lock(&endpoint.param_headers)).unwrap_or(event)
+            } else {
+                event
+            };
+            if let Some(id) = request_id {
+                let answers = serde_json::from_str::<Value>(&event)
+                    .ok()
+                    .is_some_and(|m| m.get("id") == Some(id) && m.get("method").is_none());
+                answered |= answers;
+            }
+            if incoming.send(Ok(event)).await.is_err() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(answered)
+}
+
+/// Resumes an interrupted response stream with `GET` and `Last-Event-ID`, after the delay the
+/// server asked for (SEP-1699), until the answer to `request_id` arrives.
+async fn resume(
+    endpoint: &Arc<Endpoint>,
+    mut last_id: String,
+    retry_ms: Option<u64>,
+    request_id: Option<&Value>,
+    incoming: &mpsc::Sender<Frame>,
+) -> Result<(), String> {
+    const ATTEMPTS: u32 = 5;
+    let mut delay = Duration::from_millis(retry_ms.unwrap_or(1000));
+    for _ in 0..ATTEMPTS {
+        tokio::time::sleep(delay).await;
+        let response = get(endpoint, Some(&last_id)).await?;
+        if !response.status().is_success() {
+            return Err(format!(
+                "resuming the stream failed: HTTP {}",
+                response.status()
+            ));
+        }
+        let mut parser = SseParser::default();
+        let answered = relay(
+            response.into_body(),
+            &mut parser,
+            endpoint,
+            None,
+            request_id,
+            incoming,
+        )
+        .await?;
+        if answered {
+            return Ok(());
+        }
+        if let Some(id) = parser.last_event_id {
+            last_id = id;
+        }
+        if let Some(ms) = parser.retry_ms {
+            delay = Duration::from_millis(ms);
+        }
+    }
+    Err("the server never delivered the answer".into())
+}
+
+/// Opens the session's GET stream (from `last_id`, if resuming).
+async fn get(
+    endpoint: &Endpoint,
+    last_id: Option<&str>,
+) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+    let mut sender = open(endpoint).await?;
+    let path = endpoint
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let mut request = Request::get(path)
+        .header(HOST, &endpoint.authority)
+        .header(ACCEPT, "text/event-stream");
+    if let Some(session) = lock(&endpoint.session).clone() {
+        request = request.header(SESSION_HEADER, header_value(&session));
+    }
+    if let Some(version) = lock(&endpoint.legacy_version).clone() {
+        request = request.header("mcp-protocol-version", header_value(&version));
+    }
+    if let Some(id) = last_id {
+        request = request.header("last-event-id", header_value(id));
+    }
+    let request = request
+        .body(Full::new(Bytes::new()))
+        .map_err(|e| e.to_string())?;
+    sender
+        .send_request(request)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// The session's standing GET stream: server requests and notifications outside any request.
+/// Reconnects (from the last event, after the server's `retry:` delay) while the client lives;
+/// a server without one (4xx) ends it.
+async fn listen(endpoint: Arc<Endpoint>, incoming: mpsc::Sender<Frame>) {
+    let mut last_id: Option<String> = None;
+    let mut delay = Duration::from_millis(1000);
+    while !incoming.is_closed() {
+        let response = match get(&endpoint, last_id.as_deref()).await {
+            Ok(response) if response.status().is_success() => response,
+            Ok(_) => return,
+            Err(_) => {
+                tokio::time::sleep(delay).await;
+                continue;
+            }
+        };
+        let mut parser = SseParser::default();
+        if relay(
+            response.into_body(),
+            &mut parser,
+            &endpoint,
+            None,
+            None,
+            &incoming,
+        )
+        .await
+        .is_err()
+        {
+            return;
+        }
+        if parser.last_event_id.is_some() {
+            last_id = parser.last_event_id;
+        }
+        if let Some(ms) = parser.retry_ms {
+            delay = Duration::from_millis(ms);
+        }
+        tokio::time::sleep(delay).await;
+    }
+}
+
+/// `Mcp-Param-{Name}` headers for the arguments of a `tools/call` whose tool annotated them.
+fn tool_param_headers(endpoint: &Endpoint, params: Option<&Value>) -> Vec<(String, String)> {
+    let Some(params) = params else {
+        return Vec::new();
+    };
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let known = lock(&endpoint.param_headers);
+    let Some(mappings) = known.get(tool) else {
+        return Vec::new();
+    };
+    mappings
+        .iter()
+        .filter_map(|(argument, header)| {
+            let value = param_headers::value(params.get("arguments")?.get(argument)?)?;
+            Some((format!("mcp-param-{header}"), value))
+        })
+        .collect()
 }
 
 /// After `initialize`, later requests of the session carry the negotiated revision.
@@ -155,9 +365,13 @@ fn note_version(endpoint: &Endpoint, method: Option<&str>, answer: &str) {
     }
 }
 
-/// Plain ASCII as is; anything else as `=?base64?…?=`, which servers decode.
+/// Plain ASCII as is; anything else (non-ASCII, control characters, surrounding whitespace, or
+/// text that looks like the encoding itself) as `=?base64?…?=`, which servers decode.
 fn header_value(value: &str) -> HeaderValue {
-    let plain = value.bytes().all(|b| (b' '..=b'~').contains(&b)) && value.trim() == value;
+    let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
+    let plain = value.bytes().all(|b| (b' '..=b'~').contains(&b))
+        && value.trim() == value
+        && !looks_encoded;
     let encoded = if plain {
         value.to_owned()
     } else {

@@ -1,0 +1,182 @@
+//! The client under test for the official conformance suite's client scenarios. The harness
+//! starts a mock server, then runs this program with the server URL as the last argument and
+//! the scenario in `MCP_CONFORMANCE_SCENARIO`.
+//!
+//! ```sh
+//! conformance client --command "target/release/examples/conformance_client" --scenario tools_call
+//! ```
+
+use anyhow::{Context as _, bail};
+use mcp::client::Client;
+use mcp::protocol::{
+    CreateMessageResult, ElicitParams, ElicitResult, Implementation, ListRootsResult, OneOrMany,
+    Role, SamplingContent,
+};
+use mcp::transport::http_client;
+use serde_json::{Value, json};
+
+fn client(url: &str) -> anyhow::Result<Client> {
+    let duplex = http_client::connect(url)?;
+    Ok(Client::connect(
+        duplex,
+        Implementation::new("mcp-rust-conformance-client", "1.0.0"),
+    )
+    .on_elicit(|question| async move { Ok(ElicitResult::accept(answer_form(&question))) })
+    .on_sample(|_params| async {
+        Ok(CreateMessageResult {
+            role: Role::Assistant,
+            content: OneOrMany::One(SamplingContent::text("A sampled answer.")),
+            model: "conformance-model".into(),
+            stop_reason: Some("endTurn".into()),
+            meta: None,
+        })
+    })
+    .on_list_roots(|| async { Ok(ListRootsResult { roots: Vec::new() }) }))
+}
+
+/// A scripted user: every field of the form gets its default (SEP-1034: a client applies the
+/// schema's defaults to fields the user left alone), or a plausible value of its type.
+fn answer_form(question: &ElicitParams) -> serde_json::Map<String, Value> {
+    let ElicitParams::Form {
+        requested_schema, ..
+    } = question
+    else {
+        return serde_json::Map::new();
+    };
+    let Some(properties) = requested_schema
+        .get("properties")
+        .and_then(Value::as_object)
+    else {
+        return serde_json::Map::new();
+    };
+    properties
+        .iter()
+        .map(|(name, field)| {
+            let value = field.get("default").cloned().unwrap_or_else(|| {
+                match field.get("type").and_then(Value::as_str) {
+                    Some("boolean") => json!(true),
+                    Some("integer") | Some("number") => json!(1),
+                    Some("array") => json!([]),
+                    _ => field
+                        .get("enum")
+                        .and_then(|e| e.get(0))
+                        .cloned()
+                        .unwrap_or_else(|| json!("conformance")),
+                }
+            });
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+/// Lists every tool (all pages).
+async fn tools(client: &Client) -> anyhow::Result<Vec<mcp::protocol::Tool>> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let page = client.list_tools(cursor.as_deref()).await?;
+        all.extend(page.tools);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(all),
+        }
+    }
+}
+
+async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
+    let client = client(url)?;
+    if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2025-11-25") {
+        client.initialize().await?;
+    }
+    match scenario {
+        "tools_call" => {
+            tools(&client).await?;
+            client
+                .call_tool("add_numbers", Some(json!({"a": 2, "b": 3})))
+                .await?;
+        }
+        "sep-2322-client-request-state" => request_state(&client).await?,
+        "http-custom-headers" => {
+            tools(&client).await?;
+            let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+                .ok()
+                .and_then(|c| serde_json::from_str(&c).ok())
+                .unwrap_or(Value::Null);
+            let calls = context
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for call in calls {
+                let name = call
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .context("a tool call without a name")?;
+                client
+                    .call_tool_once(name, call.get("arguments").cloned(), None, None)
+                    .await?;
+            }
+        }
+        "http-invalid-tool-headers" => {
+            // Tools with invalid annotations are dropped from the listing; call what remains.
+            for tool in tools(&client).await? {
+                let _ = client
+                    .call_tool_once(&tool.name, Some(json!({})), None, None)
+                    .await;
+            }
+        }
+        // request-metadata, http-standard-headers, json-schema-ref-no-deref and the rest:
+        // discover, list, and use what the server offers.
+        _ => {
+            if client.protocol_version() != "2025-11-25" {
+                let _ = client.discover().await;
+            }
+            for tool in tools(&client).await? {
+                let _ = client
+                    .call_tool_once(&tool.name, Some(json!({})), None, None)
+                    .await;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// echo_state → unrelated → retry echo_state → no_state → retry → no_result_type, driven by
+/// hand so the rounds interleave as the scenario expects.
+async fn request_state(client: &Client) -> anyhow::Result<()> {
+    let first = client
+        .call_tool_once("test_mrtr_echo_state", Some(json!({})), None, None)
+        .await?;
+    let mcp::Outcome::InputRequired(ask) = first else {
+        bail!("test_mrtr_echo_state did not ask");
+    };
+    client
+        .call_tool_once("test_mrtr_unrelated", Some(json!({})), None, None)
+        .await?;
+    let answers = client.answer(&ask).await?;
+    client
+        .call_tool_once(
+            "test_mrtr_echo_state",
+            Some(json!({})),
+            Some(answers),
+            ask.request_state.clone(),
+        )
+        .await?;
+    client
+        .call_tool("test_mrtr_no_state", Some(json!({})))
+        .await?;
+    client
+        .call_tool("test_mrtr_no_result_type", Some(json!({})))
+        .await?;
+    Ok(())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let url = std::env::args()
+        .next_back()
+        .filter(|a| a.starts_with("http"))
+        .context("the server URL must be the last argument")?;
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    run(&scenario, &url).await
+}
