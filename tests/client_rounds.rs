@@ -273,3 +273,13 @@ async fn negotiation_prefers_discover_and_falls_back_to_initialize() {
     assert_eq!(old.negotiate().await.expect("legacy"), "2025-11-25");
     assert_eq!(old.protocol_version(), "2025-11-25");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_call_timeout_bounds_all_rounds() {
+    let client = connect().with_call_timeout(std::time::Duration::from_millis(120));
+    let error = client
+        .call_tool("forever", None)
+        .await
+        .expect_err("bounded");
+    assert!(matches!(error, ClientError::Timeout(_)), "{error}");
+}

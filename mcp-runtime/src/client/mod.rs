@@ -51,6 +51,9 @@ pub enum ClientError {
         /// The limit that was reached.
         max: u32,
     },
+    /// The call took longer than [`Client::with_call_timeout`] allows.
+    #[error("the call did not finish within {0:?}")]
+    Timeout(std::time::Duration),
 }
 
 type Pending = Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, McpError>>>>;
@@ -89,6 +92,7 @@ struct Inner {
     notifications: Mutex<Option<mpsc::UnboundedReceiver<RawNotification>>>,
     callbacks: Arc<Mutex<Callbacks>>,
     max_rounds: AtomicU32,
+    call_timeout: Mutex<Option<std::time::Duration>>,
     closed: Arc<AtomicBool>,
 }
 
@@ -152,6 +156,7 @@ impl Client {
                 notifications: Mutex::new(Some(note_rx)),
                 callbacks,
                 max_rounds: AtomicU32::new(DEFAULT_MAX_ROUNDS),
+                call_timeout: Mutex::new(None),
                 closed,
             }),
         }
@@ -245,7 +250,17 @@ impl Client {
         name: &str,
         arguments: Option<Value>,
     ) -> Result<GetPromptResult, ClientError> {
-        self.drive(Resume::default(), |responses, state| {
+        self.resume_prompt(name, arguments, Resume::default()).await
+    }
+
+    /// [`get_prompt`](Self::get_prompt) from a persisted round.
+    pub async fn resume_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        resume: Resume,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.drive(resume, |responses, state| {
             self.get_prompt_once(name, arguments.clone(), responses, state)
         })
         .await
@@ -253,10 +268,30 @@ impl Client {
 
     /// Reads a resource, answering the server's questions on the way.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        self.drive(Resume::default(), |responses, state| {
+        self.resume_resource(uri, Resume::default()).await
+    }
+
+    /// [`read_resource`](Self::read_resource) from a persisted round.
+    pub async fn resume_resource(
+        &self,
+        uri: &str,
+        resume: Resume,
+    ) -> Result<ReadResourceResult, ClientError> {
+        self.drive(resume, |responses, state| {
             self.read_resource_once(uri, responses, state)
         })
         .await
+    }
+
+    /// Bounds the whole of each [`call_tool`](Self::call_tool)-style call, all rounds included
+    /// (default: no bound); a call that runs longer ends with [`ClientError::Timeout`].
+    pub fn with_call_timeout(self, limit: std::time::Duration) -> Self {
+        *lock(&self.inner.call_timeout) = Some(limit);
+        self
+    }
+
+    pub(crate) fn call_timeout(&self) -> Option<std::time::Duration> {
+        *lock(&self.inner.call_timeout)
     }
 
     /// The notifications the server sends (progress, log messages). Only the first call gets

@@ -31,8 +31,22 @@ impl Client {
         answer_all(self.callbacks(), ask).await
     }
 
-    /// Runs one call to completion. `send` performs one round.
+    /// Runs one call to completion (within the call timeout, if one is set). `send` performs
+    /// one round.
     pub(crate) async fn drive<R, F, Fut>(&self, resume: Resume, send: F) -> Result<R, ClientError>
+    where
+        F: Fn(Option<InputResponses>, Option<String>) -> Fut,
+        Fut: Future<Output = Result<Outcome<R>, ClientError>>,
+    {
+        match self.call_timeout() {
+            Some(limit) => tokio::time::timeout(limit, self.rounds(resume, send))
+                .await
+                .unwrap_or(Err(ClientError::Timeout(limit))),
+            None => self.rounds(resume, send).await,
+        }
+    }
+
+    async fn rounds<R, F, Fut>(&self, resume: Resume, send: F) -> Result<R, ClientError>
     where
         F: Fn(Option<InputResponses>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
