@@ -1,7 +1,7 @@
 //! The fixture server for the official MCP conformance suite
 //! (`@modelcontextprotocol/conformance`): every tool, prompt and resource its server scenarios
-//! call, on both wires (2026-07-28 stateless and 2025-11-25 sessions), built on the low-level
-//! [`Server`].
+//! call, on both wires (2026-07-28 stateless and 2025-11-25 sessions), written with the
+//! `#[mcp::tool]`, `#[mcp::prompt]` and `#[mcp::resource]` macros and served by [`McpServer`].
 //!
 //! ```text
 //! cargo run --release --example conformance_server -- --port 3001
@@ -9,18 +9,26 @@
 //! ```
 //!
 //! `scripts/conformance.sh` starts it and runs the suite against it.
+//!
+//! Fixtures that simply ask and then answer take Resolve parameters (`Elicit`, `Elicited`,
+//! `Sample`, `ListRoots`), keyed as the suite expects. Those whose wire behaviour the suite pins
+//! round by round (answers accepted without any state, a restart on a stale round, questions
+//! that depend on the client's capabilities) build their `InputRequiredResult` by hand.
 
 use std::time::Duration;
 
 use mcp::protocol::{
-    CallToolParams, CallToolResult, CompleteResult, ElicitAction, ElicitParams, GetPromptParams,
-    GetPromptResult, Implementation, InputRequest, InputRequiredResult, InputResponses,
-    LoggingLevel, McpError, Outcome, Prompt, ReadResourceParams, ReadResourceResult, Resource,
-    ResourceTemplate, Tool,
+    CallToolParams, CallToolResult, CompleteResult, ContentBlock, ElicitAction, ElicitParams,
+    ElicitResult, InputRequest, LoggingLevel, McpError, Outcome,
 };
-use mcp::server::{RequestContext, Server};
+use mcp::server::BoxFuture;
+use mcp::server::app::{ToolEntry, ToolInfo};
 use mcp::state::RequestStateSecurity;
 use mcp::transport::http::HttpTransport;
+use mcp::{
+    Context, CreateMessageParams, Elicit, Elicited, InputRequiredResult, ListRoots, McpServer,
+    PromptMessage, ResourceContents, Sample,
+};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -63,150 +71,560 @@ fn port_from_args() -> anyhow::Result<u16> {
     Ok(port)
 }
 
-fn fixture_server() -> anyhow::Result<Server> {
-    let states = StateBook;
-    // The runtime seals every requestState (AES-256-GCM with claims): with the deployment's
-    // shared keys when MCP_REQUEST_STATE_KEYS is set, a per-process key otherwise.
+fn fixture_server() -> anyhow::Result<mcp::server::Server> {
+    // Several instances behind one URL must open each other's states, so a deployment passes
+    // shared keys; a lone process can make up its own.
     let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
         Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
         None => RequestStateSecurity::ephemeral(),
     };
-    let call_states = states;
-    let prompt_states = states;
-    Ok(Server::builder(Implementation::new(
-        "mcp-rust-conformance",
-        env!("CARGO_PKG_VERSION"),
-    ))
-    .request_state_security(security)?
-    .tools(tools())
-    .on_call_tool(move |ctx, call| {
-        let states = call_states;
-        async move { call_tool(ctx, call, &states).await }
-    })
-    .prompts(prompts()?)
-    .on_get_prompt(move |_ctx, get| {
-        let states = prompt_states;
-        async move { get_prompt(get, &states) }
-    })
-    .resources(vec![
-        resource("test://static-text", "static-text", "text/plain"),
-        resource("test://static-binary", "static-binary", "image/png"),
-        resource("test://watched-resource", "watched-resource", "text/plain"),
-    ])
-    .resource_templates(vec![from_json::<ResourceTemplate>(json!({
-        "uriTemplate": "test://template/{id}/data",
-        "name": "template",
-        "mimeType": "application/json",
-        "description": "A resource template with one parameter",
-    }))?])
-    .on_read_resource(|_ctx, read| async move { read_resource(read) })
-    .on_complete(|_ctx, _params| async move {
-        Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
-    })
-    .build())
+    let server = McpServer::new("mcp-rust-conformance")
+        .version(env!("CARGO_PKG_VERSION"))
+        .request_state_security(security)
+        .tools(mcp::tools![
+            test_simple_text,
+            test_image_content,
+            test_audio_content,
+            test_embedded_resource,
+            test_multiple_content_types,
+            test_error_handling,
+            test_tool_with_progress,
+            test_tool_with_logging,
+            test_missing_capability,
+            test_streaming_elicitation,
+            test_logging_tool,
+            test_sampling,
+            test_elicitation,
+            test_elicitation_sep1034_defaults,
+            test_elicitation_sep1330_enums,
+            test_input_required_result_elicitation,
+            test_input_required_result_sampling,
+            test_input_required_result_list_roots,
+            test_input_required_result_request_state,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_multi_round,
+            test_input_required_result_tampered_state,
+            test_input_required_result_capabilities,
+            test_x_mcp_header,
+        ])
+        .tools([json_schema_2020_12_tool()])
+        .prompts(mcp::prompts![
+            test_simple_prompt,
+            test_prompt_with_arguments,
+            test_prompt_with_embedded_resource,
+            test_prompt_with_image,
+            test_input_required_result_prompt,
+        ])
+        // `caching` reads the first listed resource, so a readable one leads.
+        .resources(mcp::resources![
+            static_text,
+            static_binary,
+            watched_resource,
+            template
+        ])
+        .on_complete(|_ctx, _params| async move {
+            Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
+        });
+    Ok(server.build()?)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Tools
+// Tools: content
 
-fn tools() -> Vec<Tool> {
-    let none = || json!({"type": "object", "properties": {}});
-    let plain =
-        |name: &str, description: &str| Tool::new(name, none()).with_description(description);
-    let string_arg = |name: &str, arg: &str, description: &str| {
-        Tool::new(
-            name,
-            json!({"type": "object", "properties": {arg: {"type": "string"}}, "required": [arg]}),
+/// Returns a simple text response
+#[mcp::tool]
+async fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image
+#[mcp::tool]
+async fn test_image_content() -> Result<Vec<ContentBlock>, McpError> {
+    from_json(json!([{"type": "image", "data": PNG, "mimeType": "image/png"}]))
+}
+
+/// Returns an audio clip
+#[mcp::tool]
+async fn test_audio_content() -> Result<Vec<ContentBlock>, McpError> {
+    from_json(json!([{"type": "audio", "data": WAV, "mimeType": "audio/wav"}]))
+}
+
+/// Returns an embedded resource
+#[mcp::tool]
+async fn test_embedded_resource() -> Result<Vec<ContentBlock>, McpError> {
+    from_json(json!([{"type": "resource", "resource": {
+        "uri": "test://embedded-resource", "mimeType": "text/plain",
+        "text": "This is an embedded resource content."}}]))
+}
+
+/// Returns text, an image and a resource
+#[mcp::tool]
+async fn test_multiple_content_types() -> Result<Vec<ContentBlock>, McpError> {
+    from_json(json!([
+        {"type": "text", "text": "Multiple content types test:"},
+        {"type": "image", "data": PNG, "mimeType": "image/png"},
+        {"type": "resource", "resource": {"uri": "test://mixed-content-resource",
+            "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"}}
+    ]))
+}
+
+/// Always fails with a tool error
+#[mcp::tool]
+async fn test_error_handling() -> Result<&'static str, &'static str> {
+    Err("This tool intentionally returns an error for testing")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: notifications and capabilities
+
+/// Reports progress three times
+#[mcp::tool]
+async fn test_tool_with_progress(ctx: Context) -> &'static str {
+    for step in [0.0, 50.0, 100.0] {
+        ctx.progress(step, Some(100.0), None).await;
+        // The suite checks the notifications arrive as separate events.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Progress complete"
+}
+
+/// Logs three messages while it runs
+#[mcp::tool]
+async fn test_tool_with_logging(ctx: Context) -> &'static str {
+    for message in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ] {
+        ctx.log(LoggingLevel::Info, Some("conformance"), json!(message))
+            .await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    "Logging complete"
+}
+
+/// Logs only when the request asks for a log level
+#[mcp::tool]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    // The runtime drops the message unless the request set a log level, which is what the
+    // suite checks.
+    ctx.log(
+        LoggingLevel::Info,
+        Some("conformance"),
+        json!("test_logging_tool ran"),
+    )
+    .await;
+    "Logged (if a log level was requested)"
+}
+
+/// Needs the client's sampling capability
+#[mcp::tool]
+async fn test_missing_capability(
+    // A Sample parameter is what makes the runtime refuse a client without sampling with
+    // -32021 and `requiredCapabilities: {sampling: {}}` before the function runs.
+    #[mcp(ask = CreateMessageParams::prompt("Say hello", 20))] hello: Sample,
+) -> String {
+    format!(
+        "The client can sample: {}",
+        hello.text().unwrap_or("(no text)")
+    )
+}
+
+/// Finishes without asking the client anything
+#[mcp::tool]
+async fn test_streaming_elicitation() -> &'static str {
+    "Finished without asking the client anything"
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: 2025-11-25 back-channel (the runtime sends the Resolve questions as real requests)
+
+/// Asks the client's model (2025-11-25 sessions)
+#[mcp::tool]
+async fn test_sampling(
+    // Underscored because only the `ask` expression reads it, which rustc does not see as a use.
+    /// What to ask the model.
+    #[mcp(rename = "prompt")]
+    _prompt: String,
+    #[mcp(ask = CreateMessageParams::prompt(_prompt.clone(), 100))] answer: Sample,
+) -> String {
+    format!("LLM response: {}", answer.text().unwrap_or("(no text)"))
+}
+
+// The question is the caller's `message` argument; this one only satisfies the derive.
+#[derive(Debug, serde::Serialize, serde::Deserialize, mcp::Elicitation)]
+#[elicitation(message = "Please provide your details")]
+struct UserResponse {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Asks the user (2025-11-25 sessions)
+#[mcp::tool]
+async fn test_elicitation(
+    // Underscored because only the `ask` expression reads it, which rustc does not see as a use.
+    /// The question shown to the user.
+    #[mcp(rename = "message")]
+    _message: String,
+    #[mcp(ask = _message.clone())] answer: Elicited<UserResponse>,
+) -> Result<String, serde_json::Error> {
+    let (action, content) = described(answer)?;
+    Ok(format!("User response: action={action}, content={content}"))
+}
+
+#[derive(Debug, serde::Serialize, serde::Deserialize, mcp::Elicitation)]
+#[serde(rename_all = "lowercase")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// Please review your details
+#[derive(Debug, serde::Serialize, serde::Deserialize, mcp::Elicitation)]
+struct Details {
+    #[elicitation(default = "John Doe")]
+    name: String,
+    #[elicitation(default = 30)]
+    age: i64,
+    #[elicitation(default = 95.5)]
+    score: f64,
+    #[elicitation(default = "active")]
+    status: Status,
+    #[elicitation(default = true)]
+    verified: bool,
+}
+
+/// Elicitation with defaults (2025-11-25)
+#[mcp::tool]
+async fn test_elicitation_sep1034_defaults(
+    details: Elicited<Details>,
+) -> Result<String, serde_json::Error> {
+    let (action, content) = described(details)?;
+    Ok(format!(
+        "Elicitation completed: action={action}, content={content}"
+    ))
+}
+
+/// Elicitation with enum forms (2025-11-25)
+#[mcp::tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, McpError> {
+    // The legacy `enumNames` form is hand-written: `derive(Elicitation)` only emits the
+    // current `oneOf`/`anyOf` forms.
+    let schema = json!({"type": "object", "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": [
+            {"const": "value1", "title": "First Option"},
+            {"const": "value2", "title": "Second Option"},
+            {"const": "value3", "title": "Third Option"}]},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                       "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array",
+                          "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "items": {"anyOf": [
+            {"const": "value1", "title": "First Choice"},
+            {"const": "value2", "title": "Second Choice"},
+            {"const": "value3", "title": "Third Choice"}]}}}});
+    if !ctx.client_capabilities().supports_form_elicitation() {
+        return Err(McpError::invalid_params(
+            "The client does not support elicitation",
+        ));
+    }
+    let answer: ElicitResult = ctx
+        .request_client(
+            "elicitation/create",
+            &ElicitParams::form("Pick some options", schema),
         )
-        .with_description(description)
+        .await?;
+    let content = answer.content.map(Value::Object).unwrap_or(Value::Null);
+    Ok(format!(
+        "Elicitation completed: action={}, content={content}",
+        action_name(&answer.action)
+    ))
+}
+
+/// The action and the accepted content as JSON text, as the back-channel fixtures report them.
+fn described<T: serde::Serialize>(
+    answer: Elicited<T>,
+) -> Result<(&'static str, String), serde_json::Error> {
+    Ok(match answer {
+        Elicited::Accepted(content) => ("accept", serde_json::to_string(&content)?),
+        Elicited::Declined => ("decline", "null".to_owned()),
+        Elicited::Cancelled => ("cancel", "null".to_owned()),
+    })
+}
+
+fn action_name(action: &ElicitAction) -> &'static str {
+    match action {
+        ElicitAction::Accept => "accept",
+        ElicitAction::Decline => "decline",
+        ElicitAction::Cancel => "cancel",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: input_required (SEP-2322), Resolve form
+
+/// What is your name?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Name {
+    name: String,
+}
+
+/// Please confirm
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Confirm {
+    ok: bool,
+}
+
+/// Asks the client's model a question
+#[mcp::tool]
+async fn test_input_required_result_sampling(
+    #[mcp(key = "capital_question")]
+    #[mcp(ask = CreateMessageParams::prompt("What is the capital of France?", 100))]
+    answer: Sample,
+) -> String {
+    format!("Model said: {}", answer.text().unwrap_or("(no text)"))
+}
+
+/// Asks for the client's roots
+#[mcp::tool]
+async fn test_input_required_result_list_roots(
+    #[mcp(key = "client_roots")] roots: ListRoots,
+) -> String {
+    format!("Client exposed {} root(s).", roots.len())
+}
+
+/// Asks for confirmation, with state
+#[mcp::tool]
+async fn test_input_required_result_request_state(
+    // The runtime carries the question in a sealed requestState, which is what this scenario
+    // checks for.
+    #[mcp(key = "confirm")] confirm: Elicited<Confirm>,
+) -> String {
+    match confirm {
+        Elicited::Accepted(Confirm { ok: true }) => "Confirmed: state-ok".to_owned(),
+        _ => "Not confirmed: state-ok".to_owned(),
+    }
+}
+
+/// Rejects a tampered requestState
+#[mcp::tool]
+async fn test_input_required_result_tampered_state(
+    // A state that fails verification never reaches the function: the runtime answers the
+    // JSON-RPC error the scenario wants.
+    #[mcp(key = "confirm")] confirm: Elicited<Confirm>,
+) -> &'static str {
+    match confirm {
+        Elicited::Accepted(Confirm { ok: true }) => "Confirmed: state-ok",
+        _ => "Not confirmed",
+    }
+}
+
+/// Asks three things at once
+#[mcp::tool]
+async fn test_input_required_result_multiple_inputs(
+    #[mcp(key = "user_name")] name: Elicit<Name>,
+    #[mcp(key = "greeting")]
+    #[mcp(ask = CreateMessageParams::prompt("Generate a greeting", 50))]
+    greeting: Sample,
+    #[mcp(key = "client_roots")] roots: ListRoots,
+) -> String {
+    format!(
+        "Received all three answers: {}, {:?}, {} root(s)",
+        name.name,
+        greeting.text().unwrap_or("(no text)"),
+        roots.len()
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: input_required (SEP-2322), manual form
+
+/// Asks for the user's name
+#[mcp::tool]
+async fn test_input_required_result_elicitation(
+    ctx: Context,
+) -> Result<String, InputRequiredResult> {
+    // Manual because missing-input-response and ignore-extra-params answer without any
+    // requestState, and a Resolve parameter only trusts an answer pinned to its sealed state.
+    match ctx
+        .input_responses()
+        .and_then(|r| r.get("user_name"))
+        .and_then(|v| answered_field(v, "name"))
+    {
+        Some(name) => Ok(format!("Hello, {name}!")),
+        None => Err(ask_name("user_name", "What is your name?")),
+    }
+}
+
+/// Asks two questions in two rounds
+#[mcp::tool]
+async fn test_input_required_result_multi_round(
+    ctx: Context,
+) -> Result<String, InputRequiredResult> {
+    // Manual because the suite wants exactly one question per round, and a stale or partial
+    // answer to restart at step 1 rather than re-ask the missing step.
+    let restart =
+        || ask_name("step1", "Step 1: What is your name?").with_state(round_state(1, None));
+    let Some(state) = ctx
+        .request_state()
+        .and_then(|s| serde_json::from_str::<Value>(s).ok())
+    else {
+        return Err(restart());
     };
-    vec![
-        plain("test_simple_text", "Returns a simple text response"),
-        plain("test_image_content", "Returns an image"),
-        plain("test_audio_content", "Returns an audio clip"),
-        plain("test_embedded_resource", "Returns an embedded resource"),
-        plain(
-            "test_multiple_content_types",
-            "Returns text, an image and a resource",
-        ),
-        plain("test_error_handling", "Always fails with a tool error"),
-        plain("test_tool_with_progress", "Reports progress three times"),
-        plain(
-            "test_tool_with_logging",
-            "Logs three messages while it runs",
-        ),
-        plain(
-            "test_missing_capability",
-            "Needs the client's sampling capability",
-        ),
-        plain(
-            "test_streaming_elicitation",
-            "Finishes without asking the client anything",
-        ),
-        plain(
-            "test_logging_tool",
-            "Logs only when the request asks for a log level",
-        ),
-        string_arg(
-            "test_sampling",
-            "prompt",
-            "Asks the client's model (2025-11-25 sessions)",
-        ),
-        string_arg(
-            "test_elicitation",
-            "message",
-            "Asks the user (2025-11-25 sessions)",
-        ),
-        plain(
-            "test_elicitation_sep1034_defaults",
-            "Elicitation with defaults (2025-11-25)",
-        ),
-        plain(
-            "test_elicitation_sep1330_enums",
-            "Elicitation with enum forms (2025-11-25)",
-        ),
-        plain(
-            "test_input_required_result_elicitation",
-            "Asks for the user's name",
-        ),
-        plain(
-            "test_input_required_result_sampling",
-            "Asks the client's model a question",
-        ),
-        plain(
-            "test_input_required_result_list_roots",
-            "Asks for the client's roots",
-        ),
-        plain(
-            "test_input_required_result_request_state",
-            "Asks for confirmation, with state",
-        ),
-        plain(
-            "test_input_required_result_multiple_inputs",
-            "Asks three things at once",
-        ),
-        plain(
-            "test_input_required_result_multi_round",
-            "Asks two questions in two rounds",
-        ),
-        plain(
-            "test_input_required_result_tampered_state",
-            "Rejects a tampered requestState",
-        ),
-        plain(
-            "test_input_required_result_capabilities",
-            "Asks only what the client supports",
-        ),
-        Tool::new(
-            "test_x_mcp_header",
-            json!({"type": "object",
-                   "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
-                   "required": ["region"]}),
-        )
-        .with_description("Echoes a region that is mirrored into the Mcp-Param-Region header"),
-        Tool::new("json_schema_2020_12_tool", json_schema_2020_12())
-            .with_description("A tool whose input schema uses JSON Schema 2020-12 keywords"),
-    ]
+    let answer = |key: &str, field: &str| {
+        ctx.input_responses()
+            .and_then(|r| r.get(key))
+            .and_then(|v| answered_field(v, field))
+    };
+    match state.get("round").and_then(Value::as_u64) {
+        Some(1) => match answer("step1", "name") {
+            Some(name) => Err(InputRequiredResult::new()
+                .ask(
+                    "step2",
+                    form(
+                        "Step 2: What is your favorite color?",
+                        json!({"type": "object", "properties": {"color": {"type": "string"}},
+                               "required": ["color"]}),
+                    ),
+                )
+                .with_state(round_state(2, Some(&name)))),
+            None => Err(restart()),
+        },
+        Some(2) => match answer("step2", "color") {
+            Some(color) => {
+                let name = state
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("someone");
+                Ok(format!("{name} likes {color}"))
+            }
+            None => Err(restart()),
+        },
+        _ => Err(restart()),
+    }
+}
+
+/// Asks only what the client supports
+#[mcp::tool]
+async fn test_input_required_result_capabilities(
+    ctx: Context,
+) -> Result<String, InputRequiredResult> {
+    // Manual because a Resolve parameter makes its capability mandatory (-32021), while this
+    // scenario wants the questions the client cannot answer left out instead.
+    if ctx.input_responses().is_some_and(|r| !r.is_empty()) {
+        return Ok("Received the answers".to_owned());
+    }
+    let caps = ctx.client_capabilities();
+    let mut ask = InputRequiredResult::new();
+    if caps.supports_sampling() {
+        ask = ask.ask(
+            "capital_question",
+            InputRequest::CreateMessage(Box::new(CreateMessageParams::prompt(
+                "What is the capital of France?",
+                100,
+            ))),
+        );
+    }
+    if caps.supports_form_elicitation() {
+        ask = ask.ask("user_name", name_request("What is your name?"));
+    }
+    if ask.requests().next().is_none() {
+        return Ok("The client declared nothing this tool could ask for".to_owned());
+    }
+    Err(ask.with_state(json!({"step": "caps"}).to_string()))
+}
+
+fn round_state(round: u8, name: Option<&str>) -> String {
+    json!({"round": round, "name": name}).to_string()
+}
+
+fn form(message: &str, schema: Value) -> InputRequest {
+    InputRequest::Elicit(ElicitParams::form(message, schema))
+}
+
+fn name_request(message: &str) -> InputRequest {
+    form(
+        message,
+        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+    )
+}
+
+fn ask_name(key: &str, message: &str) -> InputRequiredResult {
+    InputRequiredResult::new().ask(key, name_request(message))
+}
+
+/// `content.<field>` of an accepted elicitation answer; anything else (a malformed answer, a
+/// decline, a missing field) is no answer, so the caller asks again.
+fn answered_field(answer: &Value, field: &str) -> Option<String> {
+    let answer: ElicitResult = serde_json::from_value(answer.clone()).ok()?;
+    if answer.action != ElicitAction::Accept {
+        return None;
+    }
+    answer
+        .content?
+        .get(field)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: input schemas
+
+/// A string argument mirrored into the `Mcp-Param-Region` header (SEP-2243), which needs the
+/// `x-mcp-header` keyword on its property.
+#[derive(Debug, serde::Deserialize)]
+struct HeaderRegion(String);
+
+impl schemars::JsonSchema for HeaderRegion {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HeaderRegion".into()
+    }
+
+    // Inline, because the keyword must sit on the property itself, not behind a `$ref`.
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "x-mcp-header": "Region"})
+    }
+}
+
+/// Echoes a region that is mirrored into the Mcp-Param-Region header
+#[mcp::tool]
+async fn test_x_mcp_header(region: HeaderRegion) -> String {
+    format!("Region: {}", region.0)
+}
+
+/// `json_schema_2020_12_tool`, registered without the macro: the suite wants its input schema
+/// listed byte for byte, with root keywords (`$schema`, `$defs`, `allOf`, `if`/`then`/`else`,
+/// `additionalProperties`) that a function's parameters cannot produce.
+fn json_schema_2020_12_tool() -> ToolEntry {
+    fn call(
+        _ctx: Context,
+        _call: CallToolParams,
+    ) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
+        Box::pin(async { Ok(CallToolResult::text("Schema accepted").into()) })
+    }
+    ToolEntry::new(
+        ToolInfo {
+            name: "json_schema_2020_12_tool",
+            title: None,
+            description: Some("A tool whose input schema uses JSON Schema 2020-12 keywords"),
+            read_only: None,
+            destructive: None,
+            idempotent: None,
+            open_world: None,
+            requires: &[],
+        },
+        json_schema_2020_12,
+        || None,
+        call,
+    )
 }
 
 fn json_schema_2020_12() -> Value {
@@ -235,504 +653,101 @@ fn json_schema_2020_12() -> Value {
     })
 }
 
-async fn call_tool(
-    ctx: RequestContext,
-    call: CallToolParams,
-    states: &StateBook,
-) -> Result<Outcome<CallToolResult>, McpError> {
-    let done = |result: CallToolResult| Ok(Outcome::Complete(result));
-    let responses = call.input_responses.clone().unwrap_or_default();
-    match call.name.as_str() {
-        "test_simple_text" => done(CallToolResult::text(
-            "This is a simple text response for testing.",
-        )),
-        "test_image_content" => done(content(json!([
-            {"type": "image", "data": PNG, "mimeType": "image/png"}
-        ]))?),
-        "test_audio_content" => done(content(json!([
-            {"type": "audio", "data": WAV, "mimeType": "audio/wav"}
-        ]))?),
-        "test_embedded_resource" => done(content(json!([{"type": "resource", "resource": {
-            "uri": "test://embedded-resource", "mimeType": "text/plain",
-            "text": "This is an embedded resource content."}}]))?),
-        "test_multiple_content_types" => done(content(json!([
-            {"type": "text", "text": "Multiple content types test:"},
-            {"type": "image", "data": PNG, "mimeType": "image/png"},
-            {"type": "resource", "resource": {"uri": "test://mixed-content-resource",
-                "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"}}
-        ]))?),
-        "test_error_handling" => done(CallToolResult::error(
-            "This tool intentionally returns an error for testing",
-        )),
-        "test_tool_with_progress" => {
-            for step in [0.0, 50.0, 100.0] {
-                ctx.progress(step, Some(100.0), None).await;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            done(CallToolResult::text("Progress complete"))
-        }
-        "test_tool_with_logging" => {
-            for message in [
-                "Tool execution started",
-                "Tool processing data",
-                "Tool execution completed",
-            ] {
-                ctx.log(LoggingLevel::Info, Some("conformance"), json!(message))
-                    .await;
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-            done(CallToolResult::text("Logging complete"))
-        }
-        "test_logging_tool" => {
-            ctx.log(
-                LoggingLevel::Info,
-                Some("conformance"),
-                json!("test_logging_tool ran"),
-            )
-            .await;
-            done(CallToolResult::text(
-                "Logged (if a log level was requested)",
-            ))
-        }
-        "test_missing_capability" => {
-            if !ctx.client_capabilities().supports_sampling() {
-                return Err(McpError::missing_capability(
-                    "test_missing_capability needs the sampling capability",
-                    &from_json(json!({"sampling": {}}))?,
-                ));
-            }
-            done(CallToolResult::text("The client can sample"))
-        }
-        "test_streaming_elicitation" => done(CallToolResult::text(
-            "Finished without asking the client anything",
-        )),
-        "test_sampling" => {
-            if !ctx.client_capabilities().supports_sampling() {
-                return done(CallToolResult::error(
-                    "The client does not support sampling",
-                ));
-            }
-            let prompt = argument(&call, "prompt").unwrap_or_default();
-            let answer: mcp::protocol::CreateMessageResult = ctx
-                .request_client(
-                    "sampling/createMessage",
-                    &mcp::protocol::CreateMessageParams::prompt(prompt, 100),
-                )
-                .await?;
-            let text = answer.text().unwrap_or("(no text)");
-            done(CallToolResult::text(format!("LLM response: {text}")))
-        }
-        "test_elicitation" => {
-            let message = argument(&call, "message").unwrap_or_default();
-            let schema = json!({"type": "object", "properties": {
-                "username": {"type": "string", "description": "User's response"},
-                "email": {"type": "string", "description": "User's email address"}},
-                "required": ["username", "email"]});
-            let (action, content) = elicit_back(&ctx, message, schema).await?;
-            done(CallToolResult::text(format!(
-                "User response: action={action}, content={content}"
-            )))
-        }
-        "test_elicitation_sep1034_defaults" => {
-            let schema = json!({"type": "object", "properties": {
-                "name": {"type": "string", "default": "John Doe"},
-                "age": {"type": "integer", "default": 30},
-                "score": {"type": "number", "default": 95.5},
-                "status": {"type": "string", "enum": ["active", "inactive", "pending"],
-                           "default": "active"},
-                "verified": {"type": "boolean", "default": true}}});
-            let (action, content) = elicit_back(&ctx, "Please review your details", schema).await?;
-            done(CallToolResult::text(format!(
-                "Elicitation completed: action={action}, content={content}"
-            )))
-        }
-        "test_elicitation_sep1330_enums" => {
-            let schema = json!({"type": "object", "properties": {
-                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-                "titledSingle": {"type": "string", "oneOf": [
-                    {"const": "value1", "title": "First Option"},
-                    {"const": "value2", "title": "Second Option"},
-                    {"const": "value3", "title": "Third Option"}]},
-                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
-                               "enumNames": ["Option One", "Option Two", "Option Three"]},
-                "untitledMulti": {"type": "array",
-                                  "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                "titledMulti": {"type": "array", "items": {"anyOf": [
-                    {"const": "value1", "title": "First Choice"},
-                    {"const": "value2", "title": "Second Choice"},
-                    {"const": "value3", "title": "Third Choice"}]}}}});
-            let (action, content) = elicit_back(&ctx, "Pick some options", schema).await?;
-            done(CallToolResult::text(format!(
-                "Elicitation completed: action={action}, content={content}"
-            )))
-        }
-        "test_x_mcp_header" => {
-            let region = argument(&call, "region").unwrap_or("unknown");
-            done(CallToolResult::text(format!("Region: {region}")))
-        }
-        "json_schema_2020_12_tool" => done(CallToolResult::text("Schema accepted")),
-        "test_input_required_result_elicitation" => {
-            match responses.get("user_name").map(|v| name_from(v, "name")) {
-                Some(Ok(Some(name))) => done(CallToolResult::text(format!("Hello, {name}!"))),
-                Some(Err(e)) => Err(e),
-                _ => Ok(ask_name("user_name", "What is your name?").into()),
-            }
-        }
-        "test_input_required_result_sampling" => match responses.sampling("capital_question") {
-            Some(answer) => {
-                let answer = answer?;
-                let text = answer.text().unwrap_or("(no text)");
-                done(CallToolResult::text(format!("Model said: {text}")))
-            }
-            None => Ok(InputRequiredResult::new()
-                .ask("capital_question", capital_question())
-                .into()),
-        },
-        "test_input_required_result_list_roots" => match responses.roots("client_roots") {
-            Some(roots) => {
-                let count = roots?.roots.len();
-                done(CallToolResult::text(format!(
-                    "Client exposed {count} root(s)."
-                )))
-            }
-            None => Ok(InputRequiredResult::new()
-                .ask("client_roots", InputRequest::ListRoots)
-                .into()),
-        },
-        "test_input_required_result_request_state"
-        | "test_input_required_result_tampered_state" => {
-            let state = states.open(call.request_state.as_deref())?;
-            match (state, responses.get("confirm")) {
-                (Some(_), Some(_)) => done(CallToolResult::text("Confirmed: state-ok")),
-                _ => Ok(ask_confirm()
-                    .with_state(states.mint(json!({"step": "confirm"})))
-                    .into()),
-            }
-        }
-        "test_input_required_result_multiple_inputs" => {
-            let state = states.open(call.request_state.as_deref())?;
-            let all = ["user_name", "greeting", "client_roots"]
-                .iter()
-                .all(|k| responses.get(k).is_some());
-            if state.is_some() && all {
-                return done(CallToolResult::text("Received all three answers"));
-            }
-            Ok(ask_name("user_name", "What is your name?")
-                .ask(
-                    "greeting",
-                    InputRequest::CreateMessage(Box::new(
-                        mcp::protocol::CreateMessageParams::prompt("Generate a greeting", 50),
-                    )),
-                )
-                .ask("client_roots", InputRequest::ListRoots)
-                .with_state(states.mint(json!({"step": "all"})))
-                .into())
-        }
-        "test_input_required_result_multi_round" => multi_round(&call, &responses, states),
-        "test_input_required_result_capabilities" => {
-            if call.input_responses.as_ref().is_some_and(|r| !r.is_empty()) {
-                return done(CallToolResult::text("Received the answers"));
-            }
-            let caps = ctx.client_capabilities();
-            let mut ask = InputRequiredResult::new();
-            if caps.supports_sampling() {
-                ask = ask.ask("capital_question", capital_question());
-            }
-            if caps.supports_form_elicitation() {
-                ask = ask.ask("user_name", name_request("What is your name?"));
-            }
-            if ask.requests().next().is_none() {
-                return done(CallToolResult::text(
-                    "The client declared nothing this tool could ask for",
-                ));
-            }
-            Ok(ask.with_state(states.mint(json!({"step": "caps"}))).into())
-        }
-        other => Err(McpError::invalid_params(format!("Unknown tool: {other}"))),
-    }
-}
-
-fn multi_round(
-    call: &CallToolParams,
-    responses: &InputResponses,
-    states: &StateBook,
-) -> Result<Outcome<CallToolResult>, McpError> {
-    let restart = || {
-        Ok(ask_name("step1", "Step 1: What is your name?")
-            .with_state(states.mint(json!({"round": 1})))
-            .into())
-    };
-    let Some(state) = states.open(call.request_state.as_deref())? else {
-        return restart();
-    };
-    match state.get("round").and_then(Value::as_u64) {
-        Some(1) => match responses.get("step1").map(|v| name_from(v, "name")) {
-            Some(Ok(Some(name))) => Ok(InputRequiredResult::new()
-                .ask(
-                    "step2",
-                    InputRequest::Elicit(ElicitParams::form(
-                        "Step 2: What is your favorite color?",
-                        json!({"type": "object", "properties": {"color": {"type": "string"}},
-                               "required": ["color"]}),
-                    )),
-                )
-                .with_state(states.mint(json!({"round": 2, "name": name})))
-                .into()),
-            _ => restart(),
-        },
-        Some(2) => match responses.get("step2").map(|v| name_from(v, "color")) {
-            Some(Ok(Some(color))) => {
-                let name = state
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("someone");
-                Ok(CallToolResult::text(format!("{name} likes {color}")).into())
-            }
-            _ => restart(),
-        },
-        _ => restart(),
-    }
-}
-
-/// Asks the user over a 2025-11-25 session's back-channel; returns the action and the content
-/// as JSON text.
-async fn elicit_back(
-    ctx: &RequestContext,
-    message: &str,
-    schema: Value,
-) -> Result<(String, String), McpError> {
-    if !ctx.client_capabilities().supports_form_elicitation() {
-        return Err(McpError::invalid_params(
-            "The client does not support elicitation",
-        ));
-    }
-    let answer: Value = ctx
-        .request_client("elicitation/create", &ElicitParams::form(message, schema))
-        .await?;
-    let action = answer["action"].as_str().unwrap_or("unknown").to_owned();
-    let content = answer.get("content").cloned().unwrap_or(Value::Null);
-    Ok((action, content.to_string()))
-}
-
-fn capital_question() -> InputRequest {
-    InputRequest::CreateMessage(Box::new(mcp::protocol::CreateMessageParams::prompt(
-        "What is the capital of France?",
-        100,
-    )))
-}
-
-fn name_request(message: &str) -> InputRequest {
-    InputRequest::Elicit(ElicitParams::form(
-        message,
-        json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
-    ))
-}
-
-fn ask_name(key: &str, message: &str) -> InputRequiredResult {
-    InputRequiredResult::new().ask(key, name_request(message))
-}
-
-fn ask_confirm() -> InputRequiredResult {
-    InputRequiredResult::new().ask(
-        "confirm",
-        InputRequest::Elicit(ElicitParams::form(
-            "Please confirm",
-            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}),
-        )),
-    )
-}
-
-/// Reads `content.<field>` from an accepted elicitation answer. A malformed answer is an
-/// error; a declined one, or one without the field, asks again.
-fn name_from(answer: &Value, field: &str) -> Result<Option<String>, McpError> {
-    let answer: mcp::protocol::ElicitResult = serde_json::from_value(answer.clone())
-        .map_err(|e| McpError::invalid_params(format!("Malformed elicitation answer: {e}")))?;
-    if answer.action != ElicitAction::Accept {
-        return Ok(None);
-    }
-    Ok(answer
-        .content
-        .as_ref()
-        .and_then(|c| c.get(field))
-        .and_then(Value::as_str)
-        .map(str::to_owned))
-}
-
-fn argument<'a>(call: &'a CallToolParams, name: &str) -> Option<&'a str> {
-    call.arguments.as_ref()?.get(name)?.as_str()
-}
-
-fn content(blocks: Value) -> Result<CallToolResult, McpError> {
-    Ok(CallToolResult::new(from_json(blocks)?))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Prompts
 
-fn prompts() -> Result<Vec<Prompt>, McpError> {
-    let prompt = |name: &str, description: &str, args: Value| -> Result<Prompt, McpError> {
-        let mut p: Prompt =
-            from_json(json!({"name": name, "description": description, "arguments": args}))?;
-        if p.arguments.as_ref().is_some_and(Vec::is_empty) {
-            p.arguments = None;
-        }
-        Ok(p)
-    };
-    let required = |name: &str, description: &str| json!({"name": name, "description": description, "required": true});
-    [
-        prompt(
-            "test_simple_prompt",
-            "A prompt without arguments",
-            json!([]),
-        ),
-        prompt(
-            "test_prompt_with_arguments",
-            "A prompt with two required arguments",
-            json!([
-                required("arg1", "First argument"),
-                required("arg2", "Second argument")
-            ]),
-        ),
-        prompt(
-            "test_prompt_with_embedded_resource",
-            "A prompt that embeds a resource",
-            json!([required("resourceUri", "URI of the resource to embed")]),
-        ),
-        prompt(
-            "test_prompt_with_image",
-            "A prompt with an image",
-            json!([]),
-        ),
-        prompt(
-            "test_input_required_result_prompt",
-            "A prompt that asks the user for context first",
-            json!([]),
-        ),
-    ]
-    .into_iter()
-    .collect()
+/// A prompt without arguments
+#[mcp::prompt]
+async fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
 }
 
-fn get_prompt(
-    get: GetPromptParams,
-    _states: &StateBook,
-) -> Result<Outcome<GetPromptResult>, McpError> {
-    let arg = |name: &str| {
-        get.arguments
-            .as_ref()
-            .and_then(|a| a.get(name))
-            .cloned()
-            .ok_or_else(|| McpError::invalid_params(format!("Missing argument {name}")))
-    };
-    let messages = match get.name.as_str() {
-        "test_simple_prompt" => json!([
-            {"role": "user", "content": {"type": "text", "text": "This is a simple prompt for testing."}}
-        ]),
-        "test_prompt_with_arguments" => {
-            let text = format!(
-                "Prompt with arguments: arg1='{}', arg2='{}'",
-                arg("arg1")?,
-                arg("arg2")?
-            );
-            json!([{"role": "user", "content": {"type": "text", "text": text}}])
-        }
-        "test_prompt_with_embedded_resource" => json!([
-            {"role": "user", "content": {"type": "resource", "resource": {
-                "uri": arg("resourceUri")?, "mimeType": "text/plain",
-                "text": "Embedded resource content for testing."}}},
-            {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}}
-        ]),
-        "test_prompt_with_image" => json!([
-            {"role": "user", "content": {"type": "image", "data": PNG, "mimeType": "image/png"}},
-            {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}}
-        ]),
-        "test_input_required_result_prompt" => {
-            let responses = get.input_responses.clone().unwrap_or_default();
-            match responses
-                .get("user_context")
-                .map(|v| name_from(v, "context"))
-            {
-                Some(Ok(Some(context))) => json!([{"role": "user", "content": {"type": "text",
-                    "text": format!("Use this context: {context}")}}]),
-                Some(Err(e)) => return Err(e),
-                _ => {
-                    return Ok(InputRequiredResult::new()
-                        .ask(
-                            "user_context",
-                            InputRequest::Elicit(ElicitParams::form(
-                                "What context should the prompt use?",
-                                json!({"type": "object", "properties": {"context": {"type": "string"}},
-                                       "required": ["context"]}),
-                            )),
-                        )
-                        .into());
-                }
-            }
-        }
-        other => return Err(McpError::invalid_params(format!("Unknown prompt: {other}"))),
-    };
-    Ok(GetPromptResult::new(from_json(messages)?).into())
+/// A prompt with two required arguments
+#[mcp::prompt]
+async fn test_prompt_with_arguments(
+    /// First argument
+    arg1: String,
+    /// Second argument
+    arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt that embeds a resource
+#[mcp::prompt]
+async fn test_prompt_with_embedded_resource(
+    /// URI of the resource to embed
+    #[mcp(rename = "resourceUri")]
+    resource_uri: String,
+) -> Result<Vec<PromptMessage>, McpError> {
+    from_json(json!([
+        {"role": "user", "content": {"type": "resource", "resource": {
+            "uri": resource_uri, "mimeType": "text/plain",
+            "text": "Embedded resource content for testing."}}},
+        {"role": "user", "content": {"type": "text", "text": "Please process the embedded resource above."}}
+    ]))
+}
+
+/// A prompt with an image
+#[mcp::prompt]
+async fn test_prompt_with_image() -> Result<Vec<PromptMessage>, McpError> {
+    from_json(json!([
+        {"role": "user", "content": {"type": "image", "data": PNG, "mimeType": "image/png"}},
+        {"role": "user", "content": {"type": "text", "text": "Please analyze the image above."}}
+    ]))
+}
+
+/// What context should the prompt use?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct UserContext {
+    context: String,
+}
+
+/// A prompt that asks the user for context first
+#[mcp::prompt]
+async fn test_input_required_result_prompt(
+    #[mcp(key = "user_context")] user_context: Elicit<UserContext>,
+) -> String {
+    format!("Use this context: {}", user_context.context)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Resources
 
-fn resource(uri: &str, name: &str, mime_type: &str) -> Resource {
-    let mut r = Resource::new(uri, name);
-    r.mime_type = Some(mime_type.to_owned());
-    r.description = Some(format!("The {name} fixture resource"));
-    r
+/// The static-text fixture resource
+#[mcp::resource("test://static-text", name = "static-text", mime_type = "text/plain")]
+async fn static_text() -> &'static str {
+    STATIC_TEXT
 }
 
-fn read_resource(read: ReadResourceParams) -> Result<Outcome<ReadResourceResult>, McpError> {
-    let uri = read.uri.as_str();
-    let contents = match uri {
-        "test://static-text" => {
-            json!([{"uri": uri, "mimeType": "text/plain", "text": STATIC_TEXT}])
-        }
-        "test://static-binary" => json!([{"uri": uri, "mimeType": "image/png", "blob": PNG}]),
-        "test://watched-resource" => {
-            json!([{"uri": uri, "mimeType": "text/plain", "text": "Watched resource content"}])
-        }
-        _ => match uri
-            .strip_prefix("test://template/")
-            .and_then(|rest| rest.strip_suffix("/data"))
-            .filter(|id| !id.is_empty() && !id.contains('/'))
-        {
-            Some(id) => {
-                let text =
-                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
-                json!([{"uri": uri, "mimeType": "application/json", "text": text.to_string()}])
-            }
-            None => return Err(McpError::resource_not_found(uri)),
-        },
-    };
-    Ok(ReadResourceResult::new(from_json(contents)?).into())
+/// The static-binary fixture resource
+#[mcp::resource(
+    "test://static-binary",
+    name = "static-binary",
+    mime_type = "image/png"
+)]
+async fn static_binary() -> Result<ResourceContents, McpError> {
+    from_json(json!({"uri": "test://static-binary", "mimeType": "image/png", "blob": PNG}))
 }
 
-// ---------------------------------------------------------------------------------------------
-// Request state
+/// The watched-resource fixture resource
+#[mcp::resource(
+    "test://watched-resource",
+    name = "watched-resource",
+    mime_type = "text/plain"
+)]
+async fn watched_resource() -> &'static str {
+    "Watched resource content"
+}
 
-/// The fixture's request states: plaintext JSON that the runtime seals on the way out and
-/// verifies and opens on the way back, so a state that reaches a handler is one this server
-/// minted for this very call.
-#[derive(Clone, Copy)]
-struct StateBook;
-
-impl StateBook {
-    fn mint(&self, payload: Value) -> String {
-        payload.to_string()
-    }
-
-    /// `Ok(None)` when no state was sent. The boundary already rejected anything forged, so a
-    /// state that does not parse is a fixture bug.
-    fn open(&self, state: Option<&str>) -> Result<Option<Value>, McpError> {
-        state
-            .map(|s| {
-                serde_json::from_str(s).map_err(|e| McpError::internal(format!("fixture bug: {e}")))
-            })
-            .transpose()
-    }
+/// A resource template with one parameter
+#[mcp::resource(
+    "test://template/{id}/data",
+    name = "template",
+    mime_type = "application/json"
+)]
+async fn template(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
 }
 
 // ---------------------------------------------------------------------------------------------

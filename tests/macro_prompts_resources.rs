@@ -261,3 +261,26 @@ async fn a_template_asks_by_hand_and_its_state_is_bound_to_the_uri() {
     };
     assert_eq!(contents(&done)[0]["text"], "confirmed prod");
 }
+
+#[tokio::test]
+async fn completion_is_answered_by_the_server_wide_handler() {
+    let server = McpServer::new("completer")
+        .prompts(mcp::prompts![briefing])
+        .on_complete(|_ctx, params| async move {
+            Ok(mcp::protocol::CompleteResult::values(vec![format!(
+                "{}-1",
+                params.argument.value
+            )]))
+        });
+    let duplex = server.serve_in_memory().expect("valid server");
+    let client = Client::connect(duplex, Implementation::new("test", "1.0.0"));
+    let answer = raw(
+        &client,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "briefing"},
+               "argument": {"name": "service", "value": "pay"}}),
+    )
+    .await
+    .expect("completion");
+    assert_eq!(answer["completion"]["values"], json!(["pay-1"]));
+}

@@ -17,12 +17,15 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{CallToolResult, Implementation, McpError, Outcome};
+use crate::protocol::{
+    CallToolResult, CompleteParams, CompleteResult, Implementation, McpError, Outcome,
+};
 use crate::state::{ConfigError, RequestStateSecurity};
 use crate::transport::{Duplex, memory};
 
 use super::app_state::AppState;
-use super::{Server, ServerBuilder};
+use super::handlers::{Handler, erase};
+use super::{RequestContext, Server, ServerBuilder};
 use resources::Listing;
 
 pub use args::{InvalidArgument, take_arg, take_arg_or};
@@ -65,6 +68,18 @@ pub struct McpServer {
     resources: Vec<ResourceEntry>,
     security: RequestStateSecurity,
     app_state: AppState,
+    complete: Option<CompletionHandler>,
+}
+
+/// The `completion/complete` handler, kept aside until [`McpServer::build`] hands it to the
+/// low-level builder.
+#[derive(Clone)]
+struct CompletionHandler(Handler<CompleteParams, CompleteResult>);
+
+impl std::fmt::Debug for CompletionHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CompletionHandler")
+    }
 }
 
 /// Why an [`McpServer`] could not be built.
@@ -124,6 +139,7 @@ impl McpServer {
             resources: Vec::new(),
             app_state: AppState::default(),
             security: RequestStateSecurity::ephemeral(),
+            complete: None,
         }
     }
 
@@ -181,6 +197,31 @@ impl McpServer {
         self
     }
 
+    /// Answers `completion/complete` (and declares the `completions` capability), for every
+    /// prompt argument and template variable at once.
+    ///
+    /// The macros have no per-argument completion yet; this is the same handler the low-level
+    /// [`ServerBuilder::on_complete`] takes.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::CompleteResult;
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// let server = McpServer::new("completer")
+    ///     .on_complete(|_ctx, _params| async { Ok(CompleteResult::values(vec!["eu-west-1".into()])) })
+    ///     .build()?;
+    /// assert!(server.capabilities().completions.is_some());
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// ```
+    pub fn on_complete<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(RequestContext, CompleteParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
+    {
+        self.complete = Some(CompletionHandler(erase(f)));
+        self
+    }
+
     /// How `requestState` is sealed (default: a random per-process key).
     pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
         self.security = security;
@@ -232,6 +273,9 @@ impl McpServer {
         }
         if !self.resources.is_empty() {
             builder = with_resources(builder, self.resources);
+        }
+        if let Some(CompletionHandler(complete)) = self.complete {
+            builder = builder.on_complete(move |ctx, params| complete(ctx, params));
         }
         Ok(builder.build())
     }
