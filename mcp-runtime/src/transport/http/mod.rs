@@ -84,7 +84,11 @@ pub struct HttpTransport {
     max_sessions: usize,
     session_idle_timeout: Duration,
     streams_closing: CancellationToken,
+    grace_period: Option<Duration>,
 }
+
+/// How long [`serve_http`] lets in-flight requests finish after a shutdown signal.
+pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(30);
 
 impl HttpTransport {
     /// Serves `server` at [`DEFAULT_PATH`] with the default limits. The body limit starts at
@@ -99,7 +103,15 @@ impl HttpTransport {
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             streams_closing: CancellationToken::new(),
+            grace_period: None,
         }
+    }
+
+    /// Bounds graceful shutdown: once the shutdown future completes, in-flight requests get this
+    /// long to finish before [`serve`](Self::serve) returns anyway (default: no bound).
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.grace_period = Some(grace);
+        self
     }
 
     /// The endpoint path (default `/mcp`).
@@ -194,13 +206,30 @@ impl HttpTransport {
         F: Future<Output = ()> + Send + 'static,
     {
         let closing = self.streams_closing.clone();
+        let grace = self.grace_period;
+        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
         let shutdown = async move {
             shutdown.await;
             closing.cancel();
+            let _ = stopping.send(());
         };
-        axum::serve(listener, self.into_router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        let serving = axum::serve(listener, self.into_router()).with_graceful_shutdown(shutdown);
+        let Some(grace) = grace else {
+            return serving.await;
+        };
+        let deadline = async move {
+            if stopped.await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            tokio::time::sleep(grace).await;
+        };
+        tokio::select! {
+            result = serving => result,
+            () = deadline => {
+                tracing::warn!(?grace, "the grace period ended with requests still in flight");
+                Ok(())
+            }
+        }
     }
 
     fn shared(&self) -> Shared {
@@ -214,8 +243,8 @@ impl HttpTransport {
     }
 }
 
-/// Serves `server` at `http://addr/mcp` with the defaults until Ctrl-C, then lets in-flight
-/// requests finish.
+/// Serves `server` at `http://addr/mcp` with the defaults until Ctrl-C or SIGTERM, then lets
+/// in-flight requests finish (for up to [`DEFAULT_GRACE_PERIOD`]).
 ///
 /// ```no_run
 /// # use mcp_runtime::{protocol::Implementation, server::Server};
@@ -225,14 +254,53 @@ impl HttpTransport {
 /// # }
 /// ```
 pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+    // Installed before listening: a supervisor may signal as soon as the port is open.
+    let signal = shutdown_signal();
     let listener = TcpListener::bind(addr).await?;
-    let ctrl_c = async {
+    HttpTransport::new(server)
+        .grace_period(DEFAULT_GRACE_PERIOD)
+        .serve(listener, signal)
+        .await
+}
+
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: what process supervisors send. The
+/// handlers are installed when this is called, not when the future is first polled, so a signal
+/// that arrives while the server is still starting is not lost (nor fatal).
+#[cfg(unix)]
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let install = |kind: SignalKind, name: &'static str| {
+        signal(kind)
+            .inspect_err(|e| tracing::error!(error = %e, "cannot listen for {name}"))
+            .ok()
+    };
+    let terminate = install(SignalKind::terminate(), "SIGTERM");
+    let interrupt = install(SignalKind::interrupt(), "SIGINT");
+    async move {
+        let wait = |signal: Option<Signal>| async move {
+            match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        tokio::select! {
+            () = wait(interrupt) => {}
+            () = wait(terminate) => {}
+        }
+    }
+}
+
+/// Completes on Ctrl-C.
+#[cfg(not(unix))]
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    async {
         if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!(error = %e, "cannot listen for Ctrl-C; serving until killed");
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
             std::future::pending::<()>().await;
         }
-    };
-    HttpTransport::new(server).serve(listener, ctrl_c).await
+    }
 }
 
 /// What every request handler shares.
