@@ -29,8 +29,9 @@ pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context, 
 ///
 /// The function may return text (`String`, `&'static str`, numbers), [`Json<T>`] (structured
 /// content with an output schema), [`CallToolResult`], content blocks, or a `Result` of these:
-/// an `Err` that is `Display` becomes `isError: true`, an `Err(InputRequiredResult)` asks the
-/// client (see [`InputRequiredResult`]).
+/// an `Err` that is `Display` becomes `isError: true` (for the model to read), an
+/// `Err(McpError)` answers with that JSON-RPC error (code and data kept), an
+/// `Err(InputRequiredResult)` asks the client (see [`InputRequiredResult`]).
 ///
 /// ```
 /// use mcp::{Context, InputRequiredResult, Json};

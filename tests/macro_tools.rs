@@ -341,3 +341,40 @@ mod shared_state {
         assert!(message.contains("Counter"), "{message}");
     }
 }
+
+mod protocol_errors {
+    use super::*;
+    use mcp::protocol::McpError;
+
+    /// Refuses with a protocol error of its choosing.
+    #[mcp::tool]
+    async fn strict(value: i64) -> Result<i64, McpError> {
+        if value < 0 {
+            return Err(McpError::invalid_params("value must not be negative")
+                .with_data(json!({"field": "value"})));
+        }
+        Ok(value)
+    }
+
+    #[tokio::test]
+    async fn an_mcp_error_answers_with_that_json_rpc_error() {
+        let duplex = McpServer::new("strict")
+            .tools(mcp::tools![strict])
+            .serve_in_memory()
+            .expect("valid");
+        let client = Client::connect(duplex, Implementation::new("t", "1"));
+        assert_eq!(
+            text(&call(&client, "strict", json!({"value": 3})).await),
+            "3"
+        );
+        let error = client
+            .call_tool_once("strict", Some(json!({"value": -1})), None, None)
+            .await
+            .expect_err("a protocol error");
+        let mcp::client::ClientError::Rpc(error) = error else {
+            panic!("not a JSON-RPC error: {error}");
+        };
+        assert_eq!(error.code, -32602);
+        assert_eq!(error.data, Some(json!({"field": "value"})));
+    }
+}

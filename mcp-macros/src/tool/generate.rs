@@ -52,7 +52,7 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
             #(#bindings)*
             #resolution
             let __mcp_returned = #ident(#(#call_args),*).await;
-            ::core::result::Result::Ok(#into_outcome)
+            #into_outcome
         })
     };
     quote! {

@@ -1,12 +1,13 @@
 //! What a tool function may return, and how each becomes a `tools/call` answer.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt::Display;
 
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::protocol::{CallToolResult, ContentBlock, InputRequiredResult, Outcome};
+use crate::protocol::{CallToolResult, ContentBlock, InputRequiredResult, McpError, Outcome};
 
 use super::schema::{self, OutputSchema};
 
@@ -14,7 +15,8 @@ use super::schema::{self, OutputSchema};
 ///
 /// Text-like values become one text block; [`CallToolResult`] passes through; [`Json`] adds
 /// structured content and an output schema; `Result<T, E>` with `E: Display` turns an `Err`
-/// into a result with `isError: true` (the model sees the message and can correct itself);
+/// into a result with `isError: true` (the model sees the message and can correct itself),
+/// except an `Err(McpError)`, which answers the request with that JSON-RPC error;
 /// `Result<T, InputRequiredResult>` (or [`Outcome`]) lets the function ask the client itself.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP tool",
@@ -34,54 +36,54 @@ pub trait IntoToolOutcome {
     }
 
     /// The answer.
-    fn into_tool_outcome(self) -> Outcome<CallToolResult>;
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError>;
 }
 
 impl IntoToolOutcome for CallToolResult {
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        Outcome::Complete(self)
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(self))
     }
 }
 
 impl IntoToolOutcome for InputRequiredResult {
     const CAN_ASK: bool = true;
 
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        Outcome::InputRequired(self)
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::InputRequired(self))
     }
 }
 
 impl IntoToolOutcome for Outcome<CallToolResult> {
     const CAN_ASK: bool = true;
 
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        self
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(self)
     }
 }
 
 impl IntoToolOutcome for ContentBlock {
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        Outcome::Complete(CallToolResult::new(vec![self]))
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::new(vec![self])))
     }
 }
 
 impl IntoToolOutcome for Vec<ContentBlock> {
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        Outcome::Complete(CallToolResult::new(self))
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::new(self)))
     }
 }
 
 impl IntoToolOutcome for () {
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-        Outcome::Complete(CallToolResult::new(Vec::new()))
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+        Ok(Outcome::Complete(CallToolResult::new(Vec::new())))
     }
 }
 
 macro_rules! text_outcomes {
     ($($ty:ty),*) => {$(
         impl IntoToolOutcome for $ty {
-            fn into_tool_outcome(self) -> Outcome<CallToolResult> {
-                Outcome::Complete(CallToolResult::text(self.to_string()))
+            fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
+                Ok(Outcome::Complete(CallToolResult::text(self.to_string())))
             }
         }
     )*};
@@ -108,17 +110,24 @@ text_outcomes!(
     f64
 );
 
-impl<T: IntoToolOutcome, E: Display> IntoToolOutcome for Result<T, E> {
+impl<T: IntoToolOutcome, E: Display + 'static> IntoToolOutcome for Result<T, E> {
     const CAN_ASK: bool = T::CAN_ASK;
 
     fn output_schema() -> Option<OutputSchema> {
         T::output_schema()
     }
 
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         match self {
             Ok(value) => value.into_tool_outcome(),
-            Err(error) => Outcome::Complete(CallToolResult::error(error.to_string())),
+            Err(error) => {
+                // An `McpError` is a protocol error the tool chose (its code and data matter);
+                // every other error is for the model to read.
+                if let Some(protocol) = (&error as &dyn Any).downcast_ref::<McpError>() {
+                    return Err(protocol.clone());
+                }
+                Ok(Outcome::Complete(CallToolResult::error(error.to_string())))
+            }
         }
     }
 }
@@ -130,10 +139,10 @@ impl<T: IntoToolOutcome> IntoToolOutcome for Result<T, InputRequiredResult> {
         T::output_schema()
     }
 
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         match self {
             Ok(value) => value.into_tool_outcome(),
-            Err(ask) => Outcome::InputRequired(ask),
+            Err(ask) => Ok(Outcome::InputRequired(ask)),
         }
     }
 }
@@ -162,18 +171,18 @@ impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
         Some(schema::output_schema::<T>())
     }
 
-    fn into_tool_outcome(self) -> Outcome<CallToolResult> {
+    fn into_tool_outcome(self) -> Result<Outcome<CallToolResult>, McpError> {
         let value = match serde_json::to_value(&self.0) {
             Ok(value) => value,
             Err(error) => {
                 tracing::error!(%error, "a tool's structured output did not serialize");
-                return Outcome::Complete(CallToolResult::error(
+                return Ok(Outcome::Complete(CallToolResult::error(
                     "The tool produced output that could not be serialized",
-                ));
+                )));
             }
         };
         let mut result = CallToolResult::text(value.to_string());
         result.structured_content = Some(value);
-        Outcome::Complete(result)
+        Ok(Outcome::Complete(result))
     }
 }
