@@ -3,6 +3,7 @@
 pub mod attrs;
 pub mod docs;
 pub mod errors;
+pub mod naming;
 pub mod params;
 pub mod paths;
 pub mod registration;

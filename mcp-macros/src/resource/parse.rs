@@ -2,12 +2,11 @@
 
 use proc_macro2::TokenStream;
 use syn::parse::{ParseStream, Parser};
-use syn::{LitStr, ReturnType, Token};
+use syn::{LitStr, Token};
 
 use crate::common::attrs::{string, unknown_key};
-use crate::common::docs::Docs;
 use crate::common::errors::Errors;
-use crate::common::params::parse_param;
+use crate::common::naming::{Naming, signature};
 
 use super::model::ResourceFn;
 use super::template;
@@ -18,9 +17,7 @@ const PARAM_KEYS: &[&str] = &["ask", "key"];
 /// `None` when the attribute does not even start with the URI.
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> Option<ResourceFn> {
     let mut uri = None;
-    let mut name = None;
-    let mut title = None;
-    let mut description = None;
+    let mut naming = Naming::default();
     let mut mime_type = None;
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         let lit: LitStr = input.parse().map_err(|e| {
@@ -35,13 +32,10 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> O
         }
         input.parse::<Token![,]>()?;
         let keys = syn::meta::parser(|meta| {
-            if meta.path.is_ident("name") {
-                name = Some(string(&meta)?.value());
-            } else if meta.path.is_ident("title") {
-                title = Some(string(&meta)?.value());
-            } else if meta.path.is_ident("description") {
-                description = Some(string(&meta)?.value());
-            } else if meta.path.is_ident("mime_type") {
+            if let Some(taken) = naming.accept(&meta) {
+                return taken;
+            }
+            if meta.path.is_ident("mime_type") {
                 mime_type = Some(string(&meta)?.value());
             } else {
                 return Err(unknown_key(&meta, RESOURCE_KEYS));
@@ -61,20 +55,10 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> O
             (Vec::new(), false)
         }
     };
-    let description = match description {
-        Some(text) => Docs::Text(text),
-        None => Docs::from_attrs(&item.attrs),
-    };
-    let params = item
-        .sig
-        .inputs
-        .iter_mut()
-        .filter_map(|input| parse_param(input, PARAM_KEYS, errors))
-        .collect();
-    let ret = match &item.sig.output {
-        ReturnType::Default => syn::parse_quote!(()),
-        ReturnType::Type(_, ty) => (**ty).clone(),
-    };
+    let description = naming.description(&item.attrs);
+    let title = naming.title;
+    let name = naming.name.map(|lit| lit.value());
+    let (params, ret) = signature(&mut item, PARAM_KEYS, errors);
     Some(ResourceFn {
         name: name.unwrap_or_else(|| item.sig.ident.to_string()),
         item,
