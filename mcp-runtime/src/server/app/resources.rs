@@ -213,58 +213,30 @@ impl IntoResourceOutcome for Vec<u8> {
     }
 }
 
-impl IntoResourceOutcome for ResourceContents {
-    fn into_resource_outcome(
-        self,
-        _: &str,
-        _: Option<&str>,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        complete(vec![self])
-    }
+/// Values that already are contents (or the answer): the URI and MIME type are theirs.
+macro_rules! ready_outcomes {
+    ($($ty:ty => $can_ask:expr, |$value:ident| $outcome:expr;)*) => {$(
+        impl IntoResourceOutcome for $ty {
+            const CAN_ASK: bool = $can_ask;
+
+            fn into_resource_outcome(
+                self,
+                _: &str,
+                _: Option<&str>,
+            ) -> Result<Outcome<ReadResourceResult>, McpError> {
+                let $value = self;
+                $outcome
+            }
+        }
+    )*};
 }
 
-impl IntoResourceOutcome for Vec<ResourceContents> {
-    fn into_resource_outcome(
-        self,
-        _: &str,
-        _: Option<&str>,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        complete(self)
-    }
-}
-
-impl IntoResourceOutcome for ReadResourceResult {
-    fn into_resource_outcome(
-        self,
-        _: &str,
-        _: Option<&str>,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::Complete(self))
-    }
-}
-
-impl IntoResourceOutcome for Outcome<ReadResourceResult> {
-    const CAN_ASK: bool = true;
-
-    fn into_resource_outcome(
-        self,
-        _: &str,
-        _: Option<&str>,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(self)
-    }
-}
-
-impl IntoResourceOutcome for InputRequiredResult {
-    const CAN_ASK: bool = true;
-
-    fn into_resource_outcome(
-        self,
-        _: &str,
-        _: Option<&str>,
-    ) -> Result<Outcome<ReadResourceResult>, McpError> {
-        Ok(Outcome::InputRequired(self))
-    }
+ready_outcomes! {
+    ResourceContents => false, |contents| complete(vec![contents]);
+    Vec<ResourceContents> => false, |contents| complete(contents);
+    ReadResourceResult => false, |result| Ok(Outcome::Complete(result));
+    Outcome<ReadResourceResult> => true, |outcome| Ok(outcome);
+    InputRequiredResult => true, |ask| Ok(Outcome::InputRequired(ask));
 }
 
 impl<T: IntoResourceOutcome, E: Display> IntoResourceOutcome for Result<T, E> {
