@@ -177,6 +177,11 @@ pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, Invali
         p: Option<Cow<'a, str>>,
     }
     let reject = InvalidRequestState::new;
+    // A derived struct also reads a JSON array positionally; the envelope is only ever an
+    // object, which is all the Python SDK accepts.
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return Err(reject("malformed"));
+    }
     let claims: Envelope = serde_json::from_slice(bytes).map_err(|_| reject("malformed"))?;
     // JSON numbers are never NaN, so these comparisons cannot be dodged.
     if claims.v != 1.0 {
@@ -361,6 +366,24 @@ mod tests {
     fn two_mints_for_one_principal_differ() {
         assert_ne!(principal_claim("alice"), principal_claim("alice"));
         assert!(principal_matches(&principal_claim("alice"), "alice"));
+    }
+
+    #[test]
+    fn a_positional_array_is_not_an_envelope() {
+        // A derived struct also deserializes from a JSON array, field by field in declaration
+        // order; the envelope is an object, as the Python SDK reads it.
+        let b = binding();
+        let array = format!(
+            r#"[1,1000,1600,"tools/call","provision","{}","plain","svc",null]"#,
+            b.arguments
+        );
+        let err = verify(array.as_bytes(), &expect(&b, 1000.0)).expect_err("rejected");
+        assert_eq!(err.reason(), "malformed");
+        let object = format!(
+            r#" {{"v":1,"iat":1000,"exp":1600,"m":"tools/call","t":"provision","a":"{}","s":"plain","aud":"svc"}}"#,
+            b.arguments
+        );
+        assert_eq!(verify(object.as_bytes(), &expect(&b, 1000.0)).as_deref(), Ok("plain"));
     }
 
     #[test]
