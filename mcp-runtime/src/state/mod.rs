@@ -33,6 +33,7 @@ pub(crate) mod canonical;
 mod claims;
 mod codec;
 mod error;
+mod gcm;
 mod random;
 mod security;
 
