@@ -1,13 +1,14 @@
 //! Turning claims bytes into an opaque token and back: the [`Codec`] seam and the built-in
 //! AES-256-GCM ring.
 
+use aes_gcm::Aes256Gcm;
+use aes_gcm::aead::{AeadInOut, KeyInit};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hkdf::Hkdf;
 use sha2::{Digest, Sha256};
 
 use super::error::{BoxError, InvalidRequestState, KeyError};
-use super::gcm::Aes256Gcm;
 use super::random::fill_random;
 
 /// Seals claims bytes into a token a client carries, and opens tokens it sealed.
@@ -114,10 +115,8 @@ impl AesGcmCodec {
             if ring.iter().any(|k| k.kid == kid) {
                 return Err(KeyError::Duplicate { index });
             }
-            ring.push(RingKey {
-                kid,
-                cipher: Aes256Gcm::new(&key),
-            });
+            let cipher = Aes256Gcm::new_from_slice(&key).map_err(|_| KeyError::Empty)?;
+            ring.push(RingKey { kid, cipher });
         }
         if ring.is_empty() {
             return Err(KeyError::Empty);
@@ -130,10 +129,14 @@ impl AesGcmCodec {
         let mut secret = [0u8; 32];
         fill_random(&mut secret);
         let key = derive_key(&secret);
+        let cipher = match Aes256Gcm::new_from_slice(&key) {
+            Ok(cipher) => cipher,
+            Err(_) => unreachable!("HKDF output is exactly one AES-256 key"),
+        };
         Self {
             ring: vec![RingKey {
                 kid: key_id(&key),
-                cipher: Aes256Gcm::new(&key),
+                cipher,
             }],
         }
     }
@@ -170,12 +173,11 @@ impl Codec for AesGcmCodec {
         let (header, body) = raw.split_at_mut(HEADER_LEN);
         let (message, tag_out) = body.split_at_mut(plaintext.len());
         message.copy_from_slice(plaintext);
-        let nonce: &[u8; NONCE_LEN] = header[KID_LEN..]
-            .try_into()
-            .map_err(|_| "nonce length mismatch")?;
+        let nonce =
+            aes_gcm::Nonce::try_from(&header[KID_LEN..]).map_err(|_| "nonce length mismatch")?;
         let tag = key
             .cipher
-            .encrypt(nonce, &aad(&key.kid), message)
+            .encrypt_inout_detached(&nonce, &aad(&key.kid), message.into())
             .map_err(|_| "state too long to seal")?;
         tag_out.copy_from_slice(&tag);
         let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
@@ -201,11 +203,11 @@ impl Codec for AesGcmCodec {
         let tag_at = raw.len() - TAG_LEN;
         let (header, rest) = raw.split_at_mut(HEADER_LEN);
         let (message, tag) = rest.split_at_mut(tag_at - HEADER_LEN);
-        let nonce: &[u8; NONCE_LEN] = header[KID_LEN..].try_into().map_err(|_| malformed())?;
-        let tag: &[u8; TAG_LEN] = (&tag[..]).try_into().map_err(|_| malformed())?;
-        if !key.cipher.decrypt(nonce, &aad(&key.kid), message, tag) {
-            return Err(InvalidRequestState::new("seal"));
-        }
+        let nonce = aes_gcm::Nonce::try_from(&header[KID_LEN..]).map_err(|_| malformed())?;
+        let tag = aes_gcm::Tag::try_from(&tag[..]).map_err(|_| malformed())?;
+        key.cipher
+            .decrypt_inout_detached(&nonce, &aad(&key.kid), message.into(), &tag)
+            .map_err(|_| InvalidRequestState::new("seal"))?;
         raw.truncate(tag_at);
         raw.drain(..HEADER_LEN);
         Ok(raw)

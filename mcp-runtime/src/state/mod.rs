@@ -33,7 +33,6 @@ pub(crate) mod canonical;
 mod claims;
 mod codec;
 mod error;
-mod gcm;
 mod random;
 mod security;
 
