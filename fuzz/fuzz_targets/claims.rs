@@ -279,7 +279,9 @@ fn check_envelope(envelope: &Envelope) {
         .all(|c| matches!(c, ' ' | '\t' | '\n' | '\r'));
 
     let identity = envelope.with_identity.then_some(&*IDENTITY);
-    let got = BOUNDARY.open(&Value::String(text.clone()), &BINDING, identity).ok();
+    let got = BOUNDARY
+        .open(&Value::String(text.clone()), &BINDING, identity)
+        .ok();
     let want = if json {
         expected(&seen, envelope.with_identity)
     } else {
@@ -300,7 +302,8 @@ fn check_raw(bytes: &[u8]) {
     let Ok(plain) = BOUNDARY.open(&Value::String(token), &BINDING, None) else {
         return;
     };
-    let claims: Map<String, Value> = serde_json::from_slice(bytes).expect("accepted claims are JSON");
+    let claims: Map<String, Value> =
+        serde_json::from_slice(bytes).expect("accepted claims are JSON");
     let number = |name: &str| claims.get(name).and_then(Value::as_f64);
     assert_eq!(number("v"), Some(1.0));
     assert!(number("iat").is_some_and(|iat| iat <= NOW + FUTURE_SKEW));

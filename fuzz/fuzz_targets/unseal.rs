@@ -105,7 +105,10 @@ fuzz_target!(|data: &[u8]| {
     };
     let opened = RING.open(&Value::String(candidate.clone()), &BINDING, Some(&IDENTITY));
     if let Ok(plain) = opened {
-        assert_eq!(candidate, *TOKEN, "a token other than the genuine one opened");
+        assert_eq!(
+            candidate, *TOKEN,
+            "a token other than the genuine one opened"
+        );
         assert_eq!(plain, PLAINTEXT);
     }
 });

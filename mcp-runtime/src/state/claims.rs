@@ -383,7 +383,10 @@ mod tests {
             r#" {{"v":1,"iat":1000,"exp":1600,"m":"tools/call","t":"provision","a":"{}","s":"plain","aud":"svc"}}"#,
             b.arguments
         );
-        assert_eq!(verify(object.as_bytes(), &expect(&b, 1000.0)).as_deref(), Ok("plain"));
+        assert_eq!(
+            verify(object.as_bytes(), &expect(&b, 1000.0)).as_deref(),
+            Ok("plain")
+        );
     }
 
     #[test]
