@@ -53,6 +53,8 @@ pub(crate) struct Endpoint {
     pub legacy_version: Mutex<Option<String>>,
     /// `x-mcp-header` mappings learnt from `tools/list`.
     pub param_headers: Mutex<param_headers::ParamHeaders>,
+    /// Kept-alive connections ready for the next POST.
+    pub idle: Mutex<Vec<request::Sender>>,
 }
 
 /// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp`); no request is sent until the client
@@ -75,6 +77,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
         session: Mutex::new(None),
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
+        idle: Mutex::default(),
     });
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);

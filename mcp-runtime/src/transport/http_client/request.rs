@@ -39,9 +39,13 @@ pub(crate) async fn post(endpoint: Arc<Endpoint>, message: String, incoming: &mp
     }
 }
 
-async fn open(
-    endpoint: &Endpoint,
-) -> Result<hyper::client::conn::http1::SendRequest<Full<Bytes>>, String> {
+/// One HTTP/1.1 connection's request handle.
+pub(crate) type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+/// Idle connections kept per endpoint.
+const MAX_IDLE: usize = 8;
+
+async fn open(endpoint: &Endpoint) -> Result<Sender, String> {
     let stream = TcpStream::connect(&endpoint.authority)
         .await
         .map_err(|e| format!("cannot connect to {}: {e}", endpoint.authority))?;
@@ -52,14 +56,62 @@ async fn open(
     Ok(sender)
 }
 
+/// Sends `request` on a kept-alive connection when one is ready, else on a new one. A
+/// kept-alive connection the server closed meanwhile hands the unsent request back, and it goes
+/// out on a new connection instead.
+async fn send(
+    endpoint: &Endpoint,
+    request: Request<Full<Bytes>>,
+) -> Result<(hyper::Response<hyper::body::Incoming>, Sender), String> {
+    let reused = loop {
+        let Some(sender) = lock(&endpoint.idle).pop() else {
+            break None;
+        };
+        if !sender.is_closed() && sender.is_ready() {
+            break Some(sender);
+        }
+    };
+    let Some(mut sender) = reused else {
+        let mut sender = open(endpoint).await?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        return Ok((response, sender));
+    };
+    match sender.try_send_request(request).await {
+        Ok(response) => Ok((response, sender)),
+        Err(mut failed) => {
+            let Some(request) = failed.take_message() else {
+                return Err(failed.into_error().to_string());
+            };
+            let mut sender = open(endpoint).await?;
+            let response = sender
+                .send_request(request)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok((response, sender))
+        }
+    }
+}
+
+/// Keeps a connection whose response was read to the end for the next POST.
+fn check_in(endpoint: &Endpoint, sender: Sender) {
+    if sender.is_closed() {
+        return;
+    }
+    let mut idle = lock(&endpoint.idle);
+    if idle.len() < MAX_IDLE {
+        idle.push(sender);
+    }
+}
+
 async fn exchange(
     endpoint: &Arc<Endpoint>,
     message: String,
     parsed: &Value,
     incoming: &mpsc::Sender<Frame>,
 ) -> Result<(), String> {
-    let mut sender = open(endpoint).await?;
-
     let method = parsed.get("method").and_then(Value::as_str);
     let params = parsed.get("params");
     let path = endpoint
@@ -104,10 +156,7 @@ async fn exchange(
     let request = request
         .body(Full::new(Bytes::from(message)))
         .map_err(|e| e.to_string())?;
-    let response = sender
-        .send_request(request)
-        .await
-        .map_err(|e| e.to_string())?;
+    let (response, sender) = send(endpoint, request).await?;
 
     let status = response.status();
     if method == Some(methods::INITIALIZE)
@@ -153,6 +202,7 @@ async fn exchange(
         .await;
     }
     let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+    check_in(endpoint, sender);
     let text = String::from_utf8_lossy(&bytes).trim().to_owned();
     let is_json_rpc = serde_json::from_str::<Value>(&text)
         .ok()
