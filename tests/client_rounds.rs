@@ -58,8 +58,15 @@ async fn forever(ctx: mcp::Context) -> Result<String, InputRequiredResult> {
     Err(InputRequiredResult::new().with_state("x".repeat(next)))
 }
 
+/// Never finishes either; not counted, so tests running alongside do not disturb the count
+/// of `forever`.
+#[mcp::tool]
+async fn endless() -> Result<String, InputRequiredResult> {
+    Err(InputRequiredResult::new().with_state("again"))
+}
+
 fn server() -> McpServer {
-    McpServer::new("rounds").tools(mcp::tools![provision, research, forever])
+    McpServer::new("rounds").tools(mcp::tools![provision, research, forever, endless])
 }
 
 fn answering(client: Client, asked: Arc<AtomicU32>) -> Client {
