@@ -33,6 +33,12 @@ async fn provision(
     format!("{name} in {}: {}", region.region, sure.ok)
 }
 
+/// Routes by region: the argument is mirrored into an `Mcp-Param-Region` header.
+#[mcp::tool]
+async fn route(#[mcp(header = "Region")] region: String, count: u32) -> String {
+    format!("{count} to {region}")
+}
+
 /// Reports progress before answering, so the answer comes over SSE.
 #[mcp::tool]
 async fn slow(ctx: Context) -> &'static str {
@@ -53,7 +59,7 @@ impl Drop for Running {
 
 async fn start() -> Running {
     let server = McpServer::new("http-client-test")
-        .tools(mcp::tools![provision, slow])
+        .tools(mcp::tools![provision, slow, route])
         .build()
         .expect("valid server");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -144,4 +150,36 @@ async fn an_unreachable_server_fails_the_request_instead_of_hanging() {
 fn non_http_urls_are_refused() {
     assert!(http_client::connect("https://example.com/mcp").is_err());
     assert!(http_client::connect("not a url").is_err());
+}
+
+#[tokio::test]
+async fn header_arguments_travel_as_mcp_param_headers() {
+    let server = start().await;
+    // A client that never listed the tools does not know to send the header: refused.
+    let unaware = client(&server.url);
+    let refused = unaware
+        .call_tool("route", Some(json!({"region": "eu-west-1", "count": 2})))
+        .await
+        .expect_err("header missing");
+    let mcp::client::ClientError::Rpc(refused) = refused else {
+        panic!("a JSON-RPC error: {refused}");
+    };
+    assert_eq!(refused.code, -32020);
+    let client = client(&server.url);
+    let listed = client.list_tools(None).await.expect("tools/list");
+    let route = listed
+        .tools
+        .iter()
+        .find(|t| t.name == "route")
+        .expect("listed");
+    assert_eq!(
+        route.input_schema["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    // The server checks the header against the body; a missing or different one is -32020.
+    let result = client
+        .call_tool("route", Some(json!({"region": "eu-west-1", "count": 2})))
+        .await
+        .expect("the header matches the body");
+    assert_eq!(text(&result), "2 to eu-west-1");
 }

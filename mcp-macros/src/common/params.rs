@@ -23,6 +23,8 @@ pub enum ParamKind {
         docs: Vec<Attribute>,
         /// Used when the client leaves it out.
         default: Option<ArgDefault>,
+        /// `#[mcp(header = "…")]`: mirrored into the `Mcp-Param-{header}` HTTP header.
+        header: Option<syn::LitStr>,
     },
     /// The request context.
     Context,
@@ -72,6 +74,7 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
     let mut rename = None;
     let mut ask = None;
     let mut key = None;
+    let mut header = None;
     for attr in typed.attrs.iter().filter(|a| a.path().is_ident("mcp")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("default") && keys.contains(&"default") {
@@ -86,6 +89,20 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
                 ask = Some(Box::new(meta.value()?.parse::<Expr>()?));
             } else if meta.path.is_ident("key") && keys.contains(&"key") {
                 key = Some(string(&meta)?);
+            } else if meta.path.is_ident("header") && keys.contains(&"header") {
+                let lit = string(&meta)?;
+                let token = !lit.value().is_empty()
+                    && lit
+                        .value()
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+                if !token {
+                    return Err(syn::Error::new(
+                        lit.span(),
+                        "a header name is a non-empty HTTP token (letters, digits, `-`, `_`, …)",
+                    ));
+                }
+                header = Some(lit);
             } else {
                 return Err(unknown_key(&meta, keys));
             }
@@ -110,6 +127,12 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
         }
         ParamKind::State
     } else if let Some(kind) = resolve_kind(&ty) {
+        if let Some(header) = &header {
+            errors.at(
+                header,
+                "`header` belongs on an argument, not a Resolve parameter",
+            );
+        }
         if let Some(ArgDefault::Trait | ArgDefault::Expr(_)) = default {
             errors.at(
                 &ty,
@@ -161,6 +184,7 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             wire_name,
             docs,
             default,
+            header,
         }
     };
     Some(Param { ident, ty, kind })

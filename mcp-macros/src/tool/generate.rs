@@ -142,10 +142,14 @@ fn schema_fields(tool: &ToolFn) -> (Vec<TokenStream>, Vec<TokenStream>) {
             wire_name,
             docs,
             default,
+            header,
         } = &param.kind
         else {
             continue;
         };
+        let header_attr = header
+            .as_ref()
+            .map(|name| quote!(#[schemars(extend("x-mcp-header" = #name))]));
         let field = format_ident!("{}", wire_name_ident(wire_name));
         let ty = &param.ty;
         let default_attr = match default {
@@ -162,6 +166,7 @@ fn schema_fields(tool: &ToolFn) -> (Vec<TokenStream>, Vec<TokenStream>) {
             #(#docs)*
             #[schemars(rename = #wire_name)]
             #default_attr
+            #header_attr
             #field: #ty,
         });
     }

@@ -18,7 +18,7 @@ const TOOL_KEYS: &[&str] = &[
     "idempotent",
     "open_world",
 ];
-const PARAM_KEYS: &[&str] = &["default", "rename", "ask", "key"];
+const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
 
 /// Reads the attribute arguments and the function. Mistakes go to `errors`; the model is as
 /// complete as the input allows, so checks and generation can still run.
