@@ -285,7 +285,7 @@ async fn negotiation_prefers_discover_and_falls_back_to_initialize() {
 async fn a_call_timeout_bounds_all_rounds() {
     let client = connect().with_call_timeout(std::time::Duration::from_millis(120));
     let error = client
-        .call_tool("forever", None)
+        .call_tool("endless", None)
         .await
         .expect_err("bounded");
     assert!(matches!(error, ClientError::Timeout(_)), "{error}");
