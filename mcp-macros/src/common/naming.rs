@@ -32,6 +32,14 @@ impl Naming {
         Some(string(meta).map(|lit| *slot = Some(lit.value())))
     }
 
+    /// The name and where it is written: the attribute's, else the function's.
+    pub fn name_or(&self, ident: &syn::Ident) -> (String, proc_macro2::Span) {
+        self.name.as_ref().map_or_else(
+            || (ident.to_string(), ident.span()),
+            |lit| (lit.value(), lit.span()),
+        )
+    }
+
     /// The description: the attribute's, else the doc comment.
     pub fn description(&self, attrs: &[Attribute]) -> Docs {
         match &self.description {

@@ -3,10 +3,11 @@
 //! the entry and exit of every expansion.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
 
 use crate::common::errors::Errors;
+use crate::common::params::{Param, ParamKind, state_binding};
 use crate::common::paths::private;
 
 /// One kind of registrable function.
@@ -114,8 +115,48 @@ pub fn fallback(item: &ItemFn, kind: &Kind, label: &str) -> TokenStream {
     }
 }
 
+/// The body of a handler wrapper, the same for every kind: attach the round when the function
+/// reads it or asks, run `prelude`, bind every parameter (each argument with `argument`; the
+/// context and shared state alike for all kinds), resolve what must be asked, call the function
+/// and convert what it returns (`outcome`, with `__mcp_returned` in scope). Spanned at the
+/// function's name, so a future that is not `Send` is reported there.
+pub fn call_body(
+    item: &ItemFn,
+    params: &[Param],
+    prelude: TokenStream,
+    argument: impl Fn(&Param) -> TokenStream,
+    resolution: Option<TokenStream>,
+    outcome: TokenStream,
+) -> TokenStream {
+    let takes_context = params.iter().any(|p| matches!(p.kind, ParamKind::Context));
+    let round = attach_round(takes_context || resolution.is_some());
+    let bindings = params.iter().map(|param| match &param.kind {
+        ParamKind::Argument { .. } => argument(param),
+        // A cheap handle clone: the context stays usable for later bindings.
+        ParamKind::Context => {
+            let ident = &param.ident;
+            quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
+        }
+        ParamKind::State => state_binding(param),
+        // Filled by the resolution block.
+        ParamKind::Resolve { .. } => quote!(),
+    });
+    let ident = &item.sig.ident;
+    let call_args = params.iter().map(|param| &param.ident);
+    quote_spanned! {ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            #round
+            #prelude
+            #(#bindings)*
+            #resolution
+            let __mcp_returned = #ident(#(#call_args),*).await;
+            #outcome
+        })
+    }
+}
+
 /// Attaches the round's answers and state to the context, for functions that read them or ask.
-pub fn attach_round(needed: bool) -> Option<TokenStream> {
+fn attach_round(needed: bool) -> Option<TokenStream> {
     needed.then(|| {
         quote! {
             let __mcp_context = __mcp_context.with_round(

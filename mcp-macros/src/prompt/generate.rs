@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::docs::Docs;
-use crate::common::params::{ParamKind, state_binding, state_requirements};
+use crate::common::params::{ParamKind, state_requirements};
 use crate::common::paths::private;
 use crate::common::registration::{self, PROMPT};
 use crate::common::resolve::{Plan, resolving};
@@ -25,38 +25,23 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
     };
     let description = prompt.description.to_option_tokens();
     let ret = &prompt.ret;
-    let mut arguments = Vec::new();
-    let mut bindings = Vec::new();
-    let mut takes_context = false;
-    for param in &prompt.params {
-        let ident = &param.ident;
+    let arguments = prompt.params.iter().filter_map(|param| {
+        let ParamKind::Argument {
+            wire_name, docs, ..
+        } = &param.kind
+        else {
+            return None;
+        };
         let ty = &param.ty;
-        match &param.kind {
-            ParamKind::Argument {
-                wire_name, docs, ..
-            } => {
-                let docs = Docs::from_attrs(docs).to_option_tokens();
-                arguments.push(quote_spanned! {ty.span()=>
-                    #p::PromptArgumentInfo {
-                        name: #wire_name,
-                        description: #docs,
-                        required: <#ty as #p::PromptArgumentType>::REQUIRED,
-                    }
-                });
-                bindings.push(quote_spanned! {ty.span()=>
-                    let #ident: #ty = <#ty as #p::PromptArgumentType>::take(
-                        &mut __mcp_arguments, #name, #wire_name,
-                    )?;
-                });
+        let docs = Docs::from_attrs(docs).to_option_tokens();
+        Some(quote_spanned! {ty.span()=>
+            #p::PromptArgumentInfo {
+                name: #wire_name,
+                description: #docs,
+                required: <#ty as #p::PromptArgumentType>::REQUIRED,
             }
-            ParamKind::Context => {
-                takes_context = true;
-                bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
-            }
-            ParamKind::State => bindings.push(state_binding(param)),
-            ParamKind::Resolve { .. } => {}
-        }
-    }
+        })
+    });
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("prompt `{}`", prompt.name.0);
     let resolving = resolving(
@@ -67,25 +52,33 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
         "IntoPromptOutcome",
         &halt,
     );
-    let asks = resolving.is_some();
     let (resolution, ask_guard) = resolving.unzip();
-    let round = registration::attach_round(takes_context || asks);
     let requires = state_requirements(&prompt.params);
-    let call_args = prompt.params.iter().map(|param| &param.ident);
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoPromptOutcome>::into_prompt_outcome(__mcp_returned, #name)
     );
-    let call_body = quote_spanned! {ident.span()=>
-        ::std::boxed::Box::pin(async move {
-            #round
-            #[allow(unused_mut, unused_variables)]
-            let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
-            #(#bindings)*
-            #resolution
-            let __mcp_returned = #ident(#(#call_args),*).await;
-            #into_outcome
-        })
+    let prelude = quote! {
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
     };
+    let call_body = registration::call_body(
+        item,
+        &prompt.params,
+        prelude,
+        |param| {
+            let (ident, ty) = (&param.ident, &param.ty);
+            let ParamKind::Argument { wire_name, .. } = &param.kind else {
+                return quote!();
+            };
+            quote_spanned! {ty.span()=>
+                let #ident: #ty = <#ty as #p::PromptArgumentType>::take(
+                    &mut __mcp_arguments, #name, #wire_name,
+                )?;
+            }
+        },
+        resolution,
+        into_outcome,
+    );
     quote! {
         #item
         #twin

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::common::params::{ParamKind, state_binding, state_requirements};
+use crate::common::params::{ParamKind, state_requirements};
 use crate::common::paths::private;
 use crate::common::registration::{self, RESOURCE};
 use crate::common::resolve::{Plan, resolving};
@@ -27,25 +27,6 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
     let mime_type = option(&resource.mime_type);
     let description = resource.description.to_option_tokens();
     let ret = &resource.ret;
-    let mut bindings = Vec::new();
-    let mut takes_context = false;
-    for param in &resource.params {
-        let ident = &param.ident;
-        let ty = &param.ty;
-        match &param.kind {
-            ParamKind::Argument { wire_name, .. } => bindings.push(quote_spanned! {ty.span()=>
-                let #ident: #ty = <#ty as #p::FromTemplateVar>::from_template_var(
-                    &__mcp_variables, #wire_name, &__mcp_params.uri,
-                )?;
-            }),
-            ParamKind::Context => {
-                takes_context = true;
-                bindings.push(quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);));
-            }
-            ParamKind::State => bindings.push(state_binding(param)),
-            ParamKind::Resolve { .. } => {}
-        }
-    }
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("resource {}", resource.uri.value());
     let resolving = resolving(
@@ -56,9 +37,7 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
         "IntoResourceOutcome",
         &halt,
     );
-    let asks = resolving.is_some();
     let (resolution, ask_guard) = resolving.unzip();
-    let round = registration::attach_round(takes_context || asks);
     // Through the real type, so an alias of `Result<_, InputRequiredResult>` is caught too.
     let static_guard = resource.is_static().then(|| {
         quote_spanned! {ret.span()=>
@@ -70,21 +49,29 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
         }
     });
     let requires = state_requirements(&resource.params);
-    let call_args = resource.params.iter().map(|param| &param.ident);
     let into_outcome = quote_spanned!(ret.span()=>
         <#ret as #p::IntoResourceOutcome>::into_resource_outcome(
             __mcp_returned, &__mcp_params.uri, #mime_type,
         )
     );
-    let call_body = quote_spanned! {ident.span()=>
-        ::std::boxed::Box::pin(async move {
-            #round
-            #(#bindings)*
-            #resolution
-            let __mcp_returned = #ident(#(#call_args),*).await;
-            #into_outcome
-        })
-    };
+    let call_body = registration::call_body(
+        item,
+        &resource.params,
+        quote!(),
+        |param| {
+            let (ident, ty) = (&param.ident, &param.ty);
+            let ParamKind::Argument { wire_name, .. } = &param.kind else {
+                return quote!();
+            };
+            quote_spanned! {ty.span()=>
+                let #ident: #ty = <#ty as #p::FromTemplateVar>::from_template_var(
+                    &__mcp_variables, #wire_name, &__mcp_params.uri,
+                )?;
+            }
+        },
+        resolution,
+        into_outcome,
+    );
     quote! {
         #item
         #twin

@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use crate::common::paths::{SCHEMARS_CRATE, private};
 use crate::common::registration::{self, TOOL};
 
-use crate::common::params::{ArgDefault, ParamKind, state_binding, state_requirements};
+use crate::common::params::{ArgDefault, Param, ParamKind, state_requirements};
 use crate::common::resolve::{Plan, resolving};
 
 use super::model::ToolFn;
@@ -22,7 +22,6 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     let ret = &tool.ret;
     let info = info(tool);
     let (schema_fields, default_fns) = schema_fields(tool);
-    let call_args = tool.params.iter().map(|param| &param.ident);
     let output_schema = quote_spanned!(ret.span()=>
         <#ret as #p::IntoToolOutcome>::output_schema
     );
@@ -34,27 +33,19 @@ pub fn generate(tool: &ToolFn, plan: &Plan) -> TokenStream {
     )));
     let subject = format!("tool `{}`", tool.name.0);
     let resolving = resolving(&tool.params, plan, &subject, ret, "IntoToolOutcome", &halt);
-    let asks = resolving.is_some();
     let (resolution, guard) = resolving.unzip();
-    // Only a function that takes the context or asks the client reads the round's answers.
-    let takes_context = tool
-        .params
-        .iter()
-        .any(|param| matches!(param.kind, ParamKind::Context));
-    let round = registration::attach_round(takes_context || asks);
-    let bindings = bindings(tool);
-    // Spanned at the function's name, so a non-`Send` future is reported there.
-    let call_body = quote_spanned! {ident.span()=>
-        ::std::boxed::Box::pin(async move {
-            #round
-            #[allow(unused_mut, unused_variables)]
-            let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
-            #(#bindings)*
-            #resolution
-            let __mcp_returned = #ident(#(#call_args),*).await;
-            #into_outcome
-        })
+    let prelude = quote! {
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
     };
+    let call_body = registration::call_body(
+        item,
+        &tool.params,
+        prelude,
+        |param| argument_binding(tool, param),
+        resolution,
+        into_outcome,
+    );
     quote! {
         #item
         #twin
@@ -183,54 +174,43 @@ fn wire_name_ident(wire_name: &str) -> String {
     format!("__mcp_{cleaned}")
 }
 
-/// `let` bindings that fill every parameter before the call.
-fn bindings(tool: &ToolFn) -> Vec<TokenStream> {
+/// The `let` binding of one argument: taken from the call's arguments, or the call answers
+/// with an error result naming it.
+fn argument_binding(tool: &ToolFn, param: &Param) -> TokenStream {
     let p = private();
     let tool_name = &tool.name.0;
-    tool.params
-        .iter()
-        .map(|param| {
-            let ident = &param.ident;
-            let ty = &param.ty;
-            match &param.kind {
-                ParamKind::Argument {
-                    wire_name, default, ..
-                } => {
-                    let take = match default {
-                        None => quote_spanned!(ty.span()=>
-                            #p::take_arg::<#ty>(&mut __mcp_arguments, #tool_name, #wire_name)
-                        ),
-                        Some(ArgDefault::Trait) => quote_spanned!(ty.span()=>
-                            #p::take_arg_or::<#ty>(
-                                &mut __mcp_arguments, #tool_name, #wire_name,
-                                ::core::default::Default::default,
-                            )
-                        ),
-                        Some(ArgDefault::Expr(expr)) => quote_spanned!(ty.span()=>
-                            #p::take_arg_or::<#ty>(
-                                &mut __mcp_arguments, #tool_name, #wire_name, || #expr,
-                            )
-                        ),
-                    };
-                    quote! {
-                        let #ident: #ty = match #take {
-                            ::core::result::Result::Ok(value) => value,
-                            ::core::result::Result::Err(invalid) => {
-                                return ::core::result::Result::Ok(
-                                    #p::Outcome::Complete(invalid.into_result()),
-                                );
-                            }
-                        };
-                    }
-                }
-                // A cheap handle clone: the context stays usable for later bindings.
-                ParamKind::Context => {
-                    quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
-                }
-                ParamKind::State => state_binding(param),
-                // Filled by the resolution block.
-                ParamKind::Resolve { .. } => quote!(),
+    let ident = &param.ident;
+    let ty = &param.ty;
+    let ParamKind::Argument {
+        wire_name, default, ..
+    } = &param.kind
+    else {
+        return quote!();
+    };
+    let take = match default {
+        None => quote_spanned!(ty.span()=>
+            #p::take_arg::<#ty>(&mut __mcp_arguments, #tool_name, #wire_name)
+        ),
+        Some(ArgDefault::Trait) => quote_spanned!(ty.span()=>
+            #p::take_arg_or::<#ty>(
+                &mut __mcp_arguments, #tool_name, #wire_name,
+                ::core::default::Default::default,
+            )
+        ),
+        Some(ArgDefault::Expr(expr)) => quote_spanned!(ty.span()=>
+            #p::take_arg_or::<#ty>(
+                &mut __mcp_arguments, #tool_name, #wire_name, || #expr,
+            )
+        ),
+    };
+    quote! {
+        let #ident: #ty = match #take {
+            ::core::result::Result::Ok(value) => value,
+            ::core::result::Result::Err(invalid) => {
+                return ::core::result::Result::Ok(
+                    #p::Outcome::Complete(invalid.into_result()),
+                );
             }
-        })
-        .collect()
+        };
+    }
 }

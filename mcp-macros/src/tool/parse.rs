@@ -46,10 +46,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
-    let name = naming.name.as_ref().map_or_else(
-        || (item.sig.ident.to_string(), item.sig.ident.span()),
-        |lit| (lit.value(), lit.span()),
-    );
+    let name = naming.name_or(&item.sig.ident);
     let description = naming.description(&item.attrs);
     let title = naming.title;
     let (params, ret) = signature(&mut item, PARAM_KEYS, errors);

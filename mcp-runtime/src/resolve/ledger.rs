@@ -44,10 +44,6 @@ impl Default for Ledger {
 }
 
 impl Ledger {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// The ledger in a round's plaintext state; anything unreadable means no progress yet.
     pub fn decode(state: Option<&str>) -> Self {
         state

@@ -54,7 +54,7 @@ impl Rounds {
         Self {
             subject: subject.into(),
             previous: Ledger::decode(ctx.request_state()),
-            next: Ledger::new(),
+            next: Ledger::default(),
             responses,
             questions: Vec::new(),
         }
@@ -79,7 +79,10 @@ impl Rounds {
                     .ok_or_else(|| self.declined(key))
             }
             Err(halt) if fresh => Err(halt),
-            Err(_) => Ok(self.reask(key, request)),
+            Err(_) => {
+                self.ask(key, request);
+                Ok(None)
+            }
         }
     }
 
@@ -99,7 +102,10 @@ impl Rounds {
                 Ok(Some(Sample(result)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
-            Err(_) => Ok(self.reask(key, request)),
+            Err(_) => {
+                self.ask(key, request);
+                Ok(None)
+            }
         }
     }
 
@@ -115,7 +121,10 @@ impl Rounds {
                 Ok(Some(ListRoots(result.roots)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
-            Err(_) => Ok(self.reask(key, request)),
+            Err(_) => {
+                self.ask(key, request);
+                Ok(None)
+            }
         }
     }
 
@@ -199,13 +208,13 @@ impl Rounds {
                 "an answer does not match the question as asked now; asking again"
             );
         }
-        self.reask(key, request.clone())
+        self.ask(key, request.clone());
+        None
     }
 
     /// Queues `request` for this round.
-    fn reask<T>(&mut self, key: &str, request: InputRequest) -> Option<T> {
+    fn ask(&mut self, key: &str, request: InputRequest) {
         self.questions.push((key.to_owned(), request));
-        None
     }
 
     fn record(&mut self, key: &str, digest: String, raw: Value) {

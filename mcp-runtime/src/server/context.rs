@@ -190,6 +190,11 @@ impl RequestContext {
         self.inner.identity.as_deref()
     }
 
+    /// The shared handle of the verified caller (a cheap clone, unlike the identity itself).
+    pub(crate) fn identity_handle(&self) -> Option<Arc<Identity>> {
+        self.inner.identity.clone()
+    }
+
     /// Other `_meta` keys of the request (`traceparent`, extension keys, …).
     pub fn meta(&self) -> &JsonObject {
         &self.inner.meta

@@ -56,6 +56,31 @@ carriers!(
     crate::protocol::ReadResourceParams
 );
 
+/// A carrier request's binding (method, target, arguments digest), read from its params on
+/// first use only.
+struct Binding<'a> {
+    method: &'a str,
+    params: Option<&'a RawValue>,
+    read: Option<Option<RequestBinding>>,
+}
+
+impl<'a> Binding<'a> {
+    fn new(method: &'a str, params: Option<&'a RawValue>) -> Self {
+        Self {
+            method,
+            params,
+            read: None,
+        }
+    }
+
+    fn get(&mut self) -> Option<&RequestBinding> {
+        let (method, params) = (self.method, self.params);
+        self.read
+            .get_or_insert_with(|| RequestBinding::from_params(method, params))
+            .as_ref()
+    }
+}
+
 impl Server {
     /// Answers one request. Returns the response line (a result or an error).
     pub async fn handle_request(&self, request: RawRequest, exchange: Exchange) -> String {
@@ -197,8 +222,11 @@ impl Server {
         R: WireResult,
     {
         let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
-        let identity = ctx.identity().cloned();
-        let plaintext = self.open_state(state, method, params, identity.as_ref())?;
+        let identity = ctx.identity_handle();
+        let identity = identity.as_deref();
+        // Read from the params at most once per request, whether it opens state, seals it, or both.
+        let mut binding = Binding::new(method, params);
+        let plaintext = self.open_state(state, &mut binding, identity)?;
         let mut decoded: P = decode_params(params)?;
         decoded.set_request_state(plaintext);
         let generation = ctx.generation();
@@ -208,7 +236,7 @@ impl Server {
             Outcome::InputRequired(ask) => {
                 let mut ask = self.check_input_required(ask, generation, &capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {
-                    let sealed = self.seal_state(plaintext, method, params, identity.as_ref())?;
+                    let sealed = self.seal_state(plaintext, &mut binding, identity)?;
                     ask.request_state = Some(sealed);
                 }
                 Ok(self.respond(id, generation, ask))
@@ -221,10 +249,10 @@ impl Server {
     fn open_state(
         &self,
         state: Option<Value>,
-        method: &str,
-        params: Option<&RawValue>,
+        binding: &mut Binding<'_>,
         identity: Option<&Identity>,
     ) -> Result<Option<String>, McpError> {
+        let method = binding.method;
         let token = match state {
             None | Some(Value::Null) => return Ok(None),
             Some(token) => token,
@@ -235,9 +263,10 @@ impl Server {
                 _ => Err(McpError::invalid_params("requestState must be a string")),
             };
         };
-        RequestBinding::from_params(method, params)
+        binding
+            .get()
             .ok_or_else(|| InvalidRequestState::new("request binding"))
-            .and_then(|binding| boundary.open(&token, &binding, identity))
+            .and_then(|binding| boundary.open(&token, binding, identity))
             .map(Some)
             .map_err(|rejected| {
                 tracing::warn!(
@@ -255,14 +284,14 @@ impl Server {
     fn seal_state(
         &self,
         plaintext: String,
-        method: &str,
-        params: Option<&RawValue>,
+        binding: &mut Binding<'_>,
         identity: Option<&Identity>,
     ) -> Result<String, McpError> {
         let Some(boundary) = &self.inner.state else {
             return Ok(plaintext);
         };
-        let Some(binding) = RequestBinding::from_params(method, params) else {
+        let method = binding.method;
+        let Some(binding) = binding.get() else {
             // The handler ran, so the params decoded and name the target; this is a bug.
             tracing::error!(
                 method,
@@ -271,7 +300,7 @@ impl Server {
             return Err(McpError::internal("Internal error"));
         };
         boundary
-            .seal(&plaintext, &binding, identity)
+            .seal(&plaintext, binding, identity)
             .map_err(|error| {
                 tracing::error!(method, %error, "sealing requestState failed");
                 McpError::from(error)

@@ -93,6 +93,16 @@ struct RingKey {
     cipher: Aes256Gcm,
 }
 
+impl RingKey {
+    /// A derived key is exactly one AES-256 key, so this cannot fail.
+    fn new(key: [u8; 32]) -> Self {
+        Self {
+            kid: key_id(&key),
+            cipher: Aes256Gcm::new(&key.into()),
+        }
+    }
+}
+
 impl AesGcmCodec {
     /// A ring from operator secrets; the first seals. Each must be at least 32 bytes; a repeated
     /// secret is an error.
@@ -111,12 +121,10 @@ impl AesGcmCodec {
                 });
             }
             let key = derive_key(secret);
-            let kid = key_id(&key);
-            if ring.iter().any(|k| k.kid == kid) {
+            if ring.iter().any(|k| k.kid == key_id(&key)) {
                 return Err(KeyError::Duplicate { index });
             }
-            let cipher = Aes256Gcm::new_from_slice(&key).map_err(|_| KeyError::Empty)?;
-            ring.push(RingKey { kid, cipher });
+            ring.push(RingKey::new(key));
         }
         if ring.is_empty() {
             return Err(KeyError::Empty);
@@ -128,16 +136,8 @@ impl AesGcmCodec {
     pub fn ephemeral() -> Self {
         let mut secret = [0u8; 32];
         fill_random(&mut secret);
-        let key = derive_key(&secret);
-        let cipher = match Aes256Gcm::new_from_slice(&key) {
-            Ok(cipher) => cipher,
-            Err(_) => unreachable!("HKDF output is exactly one AES-256 key"),
-        };
         Self {
-            ring: vec![RingKey {
-                kid: key_id(&key),
-                cipher,
-            }],
+            ring: vec![RingKey::new(derive_key(&secret))],
         }
     }
 

@@ -208,13 +208,7 @@ async fn exchange(
         .ok()
         .is_some_and(|v| v.get("jsonrpc").is_some());
     if is_json_rpc {
-        note_version(endpoint, method, &text);
-        let text = if method == Some(methods::TOOLS_LIST) {
-            learn(&text, &mut lock(&endpoint.param_headers)).unwrap_or(text)
-        } else {
-            text
-        };
-        let _ = incoming.send(Ok(text)).await;
+        let _ = incoming.send(Ok(received(endpoint, method, text))).await;
         return Ok(());
     }
     if status.is_success() {
@@ -243,12 +237,7 @@ async fn relay(
             continue;
         };
         for event in parser.feed(bytes) {
-            note_version(endpoint, method, &event);
-            let event = if method == Some(methods::TOOLS_LIST) {
-                learn(&event, &mut lock(&endpoint.param_headers)).unwrap_or(event)
-            } else {
-                event
-            };
+            let event = received(endpoint, method, event);
             if let Some(id) = request_id {
                 let answers = serde_json::from_str::<Value>(&event)
                     .ok()
@@ -397,6 +386,17 @@ fn tool_param_headers(endpoint: &Endpoint, params: Option<&Value>) -> Vec<(Strin
             Some((format!("mcp-param-{header}"), value))
         })
         .collect()
+}
+
+/// What the transport learns from an answer to `method` before the client sees it: the
+/// negotiated revision (from `initialize`) and the `x-mcp-header` mappings (from `tools/list`,
+/// whose answer loses tools with invalid annotations).
+fn received(endpoint: &Endpoint, method: Option<&str>, answer: String) -> String {
+    note_version(endpoint, method, &answer);
+    if method == Some(methods::TOOLS_LIST) {
+        return learn(&answer, &mut lock(&endpoint.param_headers)).unwrap_or(answer);
+    }
+    answer
 }
 
 /// After `initialize`, later requests of the session carry the negotiated revision.
