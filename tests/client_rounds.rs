@@ -12,27 +12,9 @@ use mcp::protocol::{
 };
 use mcp::{CreateMessageParams, Elicit, ListRoots, McpServer, Sample};
 use serde_json::json;
+use support::{Sure, provision};
 
-/// Which region?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Region {
-    region: String,
-}
-
-/// Sure?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Sure {
-    ok: bool,
-}
-
-#[mcp::tool]
-async fn provision(
-    name: String,
-    #[mcp(ask = format!("Region for {name}?"))] region: Elicit<Region>,
-    #[mcp(ask = format!("{name} in {}?", region.region))] sure: Elicit<Sure>,
-) -> String {
-    format!("{name} in {}: {}", region.region, sure.ok)
-}
+mod support;
 
 #[mcp::tool]
 async fn research(
@@ -75,14 +57,7 @@ fn answering(client: Client, asked: Arc<AtomicU32>) -> Client {
             let asked = asked.clone();
             async move {
                 asked.fetch_add(1, Ordering::SeqCst);
-                let content = if params.message().starts_with("Region") {
-                    json!({"region": "eu-west-1"})
-                } else {
-                    json!({"ok": true})
-                };
-                Ok(ElicitResult::accept(
-                    content.as_object().cloned().unwrap_or_default(),
-                ))
+                Ok(support::answer(&params))
             }
         })
         .on_sample(|_params| async {

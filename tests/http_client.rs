@@ -5,33 +5,15 @@
 #![cfg(feature = "http")]
 
 use mcp::client::Client;
-use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
+use mcp::protocol::{ElicitParams, Implementation};
 use mcp::transport::http::HttpTransport;
 use mcp::transport::http_client;
-use mcp::{Context, Elicit, McpServer};
+use mcp::{Context, McpServer};
 use serde_json::json;
+use support::provision;
 use tokio_util::sync::CancellationToken;
 
-/// Which region?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Region {
-    region: String,
-}
-
-/// Sure?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Sure {
-    ok: bool,
-}
-
-#[mcp::tool]
-async fn provision(
-    name: String,
-    #[mcp(ask = format!("Region for {name}?"))] region: Elicit<Region>,
-    #[mcp(ask = format!("{name} in {}?", region.region))] sure: Elicit<Sure>,
-) -> String {
-    format!("{name} in {}: {}", region.region, sure.ok)
-}
+mod support;
 
 /// Routes by region: the argument is mirrored into an `Mcp-Param-Region` header.
 #[mcp::tool]
@@ -74,18 +56,8 @@ async fn start() -> Running {
 
 fn client(url: &str) -> Client {
     let duplex = http_client::connect(url).expect("a valid URL");
-    Client::connect(duplex, Implementation::new("http-test", "1")).on_elicit(
-        |question: ElicitParams| async move {
-            let content = if question.message().starts_with("Region") {
-                json!({"region": "eu-west-1"})
-            } else {
-                json!({"ok": true})
-            };
-            Ok(ElicitResult::accept(
-                content.as_object().cloned().unwrap_or_default(),
-            ))
-        },
-    )
+    Client::connect(duplex, Implementation::new("http-test", "1"))
+        .on_elicit(|question: ElicitParams| async move { Ok(support::answer(&question)) })
 }
 
 fn text(result: &mcp::CallToolResult) -> &str {

@@ -1,22 +1,14 @@
 //! `examples/provisioner.rs` as a child process over stdio: the region in one round, the
 //! dependent confirmation in the next, then the result; the state sealed throughout.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 
 use serde_json::{Value, json};
+use support::example;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
-/// `cargo test` builds the examples next to the test binaries' directory.
-fn example(name: &str) -> PathBuf {
-    let mut path = std::env::current_exe().expect("test binary path");
-    path.pop();
-    if path.ends_with("deps") {
-        path.pop();
-    }
-    path.join("examples").join(name)
-}
+mod support;
 
 fn call(id: u64, answers: Option<Value>, state: Option<&str>) -> String {
     let mut params = json!({

@@ -4,34 +4,12 @@
 //! back-channel).
 
 use std::net::TcpListener;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use support::{example, python, root};
 
-fn python() -> &'static PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let status = Command::new(root().join("scripts/python-venv.sh"))
-            .status()
-            .expect("run scripts/python-venv.sh");
-        assert!(status.success(), "scripts/python-venv.sh failed");
-        root().join(".venv/bin/python")
-    })
-}
-
-fn provisioner() -> PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    dir.join("examples").join("provisioner")
-}
+mod support;
 
 /// Runs the Python client against `target` in `mode` and checks it finished every round.
 fn python_client(target: &str, mode: &str, version: &str) {
@@ -62,7 +40,7 @@ fn python_client(target: &str, mode: &str, version: &str) {
 
 #[test]
 fn the_python_client_completes_every_round_over_stdio() {
-    let command = provisioner();
+    let command = example("provisioner");
     let command = command.to_str().expect("utf-8 path");
     python_client(command, "auto", "2026-07-28");
     python_client(command, "legacy", "2025-11-25");
@@ -85,7 +63,7 @@ fn the_python_client_completes_every_round_over_http() {
         .port();
     let addr = format!("127.0.0.1:{port}");
     let _server = Killed(
-        Command::new(provisioner())
+        Command::new(example("provisioner"))
             .args(["--http", &addr])
             .env_remove("MCP_REQUEST_STATE_KEYS")
             .stderr(Stdio::null())

@@ -3,28 +3,15 @@
 //! dependent one) and its hand-built `InputRequiredResult`, as a 2026-07-28 client and over the
 //! 2025-11-25 back-channel.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use mcp::client::Client;
 use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
 use mcp::transport::stdio;
 use serde_json::json;
+use support::{python, root};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn python() -> &'static PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| {
-        let status = std::process::Command::new(root().join("scripts/python-venv.sh"))
-            .status()
-            .expect("run scripts/python-venv.sh");
-        assert!(status.success(), "scripts/python-venv.sh failed");
-        root().join(".venv/bin/python")
-    })
-}
+mod support;
 
 /// A client of the Python server that answers forms and records every question asked.
 fn connect() -> (Client, Arc<Mutex<Vec<String>>>, tokio::process::Child) {

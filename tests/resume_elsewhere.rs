@@ -3,15 +3,13 @@
 
 use std::process::Command;
 
+use support::example;
+
+mod support;
+
 #[test]
 fn a_saved_round_finishes_in_another_process_on_another_instance() {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let example = dir.join("examples").join("resume_elsewhere");
-    let output = Command::new(&example)
+    let output = Command::new(example("resume_elsewhere"))
         .output()
         .expect("the example is built by `cargo test`");
     let stdout = String::from_utf8_lossy(&output.stdout);

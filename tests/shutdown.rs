@@ -8,16 +8,10 @@ use std::time::{Duration, Instant};
 
 use mcp::McpServer;
 use mcp::transport::http::HttpTransport;
+use support::example;
 use tokio_util::sync::CancellationToken;
 
-fn provisioner() -> std::path::PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    dir.join("examples").join("provisioner")
-}
+mod support;
 
 #[test]
 fn sigterm_stops_an_http_server_with_exit_zero() {
@@ -26,7 +20,7 @@ fn sigterm_stops_an_http_server_with_exit_zero() {
         .expect("a free port")
         .port();
     let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(provisioner())
+    let mut child = Command::new(example("provisioner"))
         .args(["--http", &addr])
         .stderr(Stdio::null())
         .spawn()
