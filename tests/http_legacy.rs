@@ -5,9 +5,8 @@ mod http_support;
 
 use std::time::Duration;
 
-use http_support::{Reply, Running};
+use http_support::{Reply, Running, read_to_close, read_within};
 use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
 
 fn rpc(id: i64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
@@ -178,10 +177,7 @@ async fn get_opens_the_session_stream_once() {
         .open()
         .await;
     let mut buf = [0u8; 1024];
-    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-        .await
-        .expect("a response head in time")
-        .expect("read");
+    let n = read_within(&mut stream, &mut buf, "a response head in time").await;
     let head = String::from_utf8_lossy(&buf[..n]).to_ascii_lowercase();
     assert!(head.starts_with("http/1.1 200"), "{head}");
     assert!(head.contains("content-type: text/event-stream"), "{head}");
@@ -199,11 +195,7 @@ async fn get_opens_the_session_stream_once() {
         .send()
         .await;
     assert_eq!(r.status, 200);
-    let mut rest = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
-        .await
-        .expect("the stream ends with its session")
-        .expect("read");
+    read_to_close(&mut stream, "the stream ends with its session").await;
 }
 
 #[tokio::test]
@@ -236,10 +228,7 @@ async fn a_handler_asks_the_client_over_the_request_stream() {
     let mut seen = String::new();
     let mut buf = [0u8; 4096];
     let question = loop {
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-            .await
-            .expect("the question in time")
-            .expect("read");
+        let n = read_within(&mut stream, &mut buf, "the question in time").await;
         assert!(n > 0, "stream ended before the question: {seen}");
         seen.push_str(&String::from_utf8_lossy(&buf[..n]));
         let found = seen
@@ -260,11 +249,7 @@ async fn a_handler_asks_the_client_over_the_request_stream() {
         .send()
         .await;
     assert_eq!(r.status, 202);
-    let mut rest = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
-        .await
-        .expect("the result in time")
-        .expect("read");
+    let rest = read_to_close(&mut stream, "the result in time").await;
     seen.push_str(&String::from_utf8_lossy(&rest));
     let result = seen
         .lines()
@@ -299,32 +284,20 @@ async fn shutdown_ends_get_streams_and_lets_requests_finish() {
         .open()
         .await;
     let mut buf = [0u8; 256];
-    let n = tokio::time::timeout(Duration::from_secs(5), get.read(&mut buf))
-        .await
-        .expect("the stream opens")
-        .expect("read");
+    let n = read_within(&mut get, &mut buf, "the stream opens").await;
     assert!(n > 0);
-    let slow = s
+    let mut slow = s
         .post(rpc(2, "tools/call", json!({"name": "slow"})))
         .header("mcp-session-id", &session)
         .open()
         .await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     s.stop.cancel();
-    let mut raw = Vec::new();
-    let mut slow = slow;
-    tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut raw))
-        .await
-        .expect("the in-flight request finishes")
-        .expect("read");
+    let raw = read_to_close(&mut slow, "the in-flight request finishes").await;
     let r = http_support::parse_reply(&raw);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["content"][0]["text"], "slow done");
-    let mut rest = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), get.read_to_end(&mut rest))
-        .await
-        .expect("the GET stream ends")
-        .expect("read");
+    read_to_close(&mut get, "the GET stream ends").await;
     let served = tokio::time::timeout(Duration::from_secs(5), s.task)
         .await
         .expect("the server stops despite the GET stream")
@@ -346,10 +319,7 @@ async fn a_cancelled_request_frees_its_id() {
         .open()
         .await;
     let mut buf = [0u8; 1024];
-    let n = tokio::time::timeout(Duration::from_secs(5), hang.read(&mut buf))
-        .await
-        .expect("the stream starts")
-        .expect("read");
+    let n = read_within(&mut hang, &mut buf, "the stream starts").await;
     assert!(n > 0);
     // Same id while the first is in flight: refused.
     let r = call(&s, &session, 3, "echo").await;

@@ -6,9 +6,8 @@ mod http_support;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use http_support::{Running, meta, modern, parse_reply};
+use http_support::{Running, meta, modern, parse_reply, read_to_close, read_within};
 use serde_json::json;
-use tokio::io::AsyncReadExt;
 
 #[tokio::test]
 async fn a_plain_request_gets_json() {
@@ -277,10 +276,7 @@ async fn a_client_that_hangs_up_mid_stream_cancels_its_request() {
     let mut seen = Vec::new();
     let mut buf = [0u8; 4096];
     while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
-        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf))
-            .await
-            .expect("the first event in time")
-            .expect("read");
+        let n = read_within(&mut stream, &mut buf, "the first event in time").await;
         assert!(n > 0, "stream ended early");
         seen.extend_from_slice(&buf[..n]);
     }
@@ -298,19 +294,14 @@ async fn a_client_that_hangs_up_mid_stream_cancels_its_request() {
 #[tokio::test]
 async fn shutdown_lets_an_in_flight_request_finish() {
     let s = Running::start().await;
-    let slow = s
+    let mut slow = s
         .post(modern(1, "tools/call", json!({"name": "slow"})))
         .routing("tools/call", Some("slow"))
         .open()
         .await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     s.stop.cancel();
-    let mut raw = Vec::new();
-    let mut slow = slow;
-    tokio::time::timeout(Duration::from_secs(5), slow.read_to_end(&mut raw))
-        .await
-        .expect("the response in time")
-        .expect("read");
+    let raw = read_to_close(&mut slow, "the response in time").await;
     let r = parse_reply(&raw);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["content"][0]["text"], "slow done");

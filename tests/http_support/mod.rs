@@ -280,6 +280,24 @@ impl Reply {
     }
 }
 
+/// Reads what the server has sent so far; fails with `what` if nothing comes within 5 s.
+pub async fn read_within(stream: &mut TcpStream, buf: &mut [u8], what: &str) -> usize {
+    tokio::time::timeout(Duration::from_secs(5), stream.read(buf))
+        .await
+        .expect(what)
+        .expect("read")
+}
+
+/// Reads until the server closes the stream; fails with `what` if it stays open past 5 s.
+pub async fn read_to_close(stream: &mut TcpStream, what: &str) -> Vec<u8> {
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut rest))
+        .await
+        .expect(what)
+        .expect("read");
+    rest
+}
+
 async fn read_reply(mut stream: TcpStream) -> Reply {
     let mut raw = Vec::new();
     let read = tokio::time::timeout(Duration::from_secs(10), async {
