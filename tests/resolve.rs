@@ -134,6 +134,11 @@ async fn round(
         .await
 }
 
+/// The first call of a tool that must ask before it can run.
+async fn first_round(client: &Client, tool: &str, args: Value) -> InputRequiredResult {
+    asking(round(client, tool, args, None, None).await.expect("r1"))
+}
+
 fn asked(ask: &InputRequiredResult) -> Vec<String> {
     ask.requests().map(|(key, _)| key.to_owned()).collect()
 }
@@ -170,11 +175,7 @@ fn text(result: &CallToolResult) -> &str {
 async fn a_dependent_question_goes_out_in_the_next_round() {
     let client = client();
     let args = json!({"name": "orders"});
-    let first = asking(
-        round(&client, "provision", args.clone(), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "provision", args.clone()).await;
     assert_eq!(asked(&first), ["region"]);
     assert_eq!(
         message(&first, "region"),
@@ -222,11 +223,7 @@ async fn a_dependent_question_goes_out_in_the_next_round() {
 #[tokio::test]
 async fn independent_questions_go_out_together() {
     let client = client();
-    let first = asking(
-        round(&client, "pair", json!({}), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "pair", json!({})).await;
     assert_eq!(asked(&first), ["first", "second"]);
     let mut answers = InputResponses::new();
     answers.insert("first", accept(json!({"ok": true})));
@@ -263,11 +260,7 @@ async fn an_answer_without_its_state_is_asked_again() {
 #[tokio::test]
 async fn a_reworded_question_is_asked_again() {
     let client = client();
-    let first = asking(
-        round(&client, "reworded", json!({}), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "reworded", json!({})).await;
     let before = message(&first, "answer");
     WORDING.fetch_add(1, Ordering::SeqCst);
     let mut answers = InputResponses::new();
@@ -301,11 +294,7 @@ async fn a_reworded_question_is_asked_again() {
 #[tokio::test]
 async fn declines_and_bad_answers_end_the_call_with_an_error_result() {
     let client = client();
-    let first = asking(
-        round(&client, "pair", json!({}), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "pair", json!({})).await;
     let mut declined = InputResponses::new();
     declined.insert("first", ElicitResult::decline());
     declined.insert("second", accept(json!({"region": "us-east-1"})));
@@ -367,11 +356,7 @@ async fn declines_and_bad_answers_end_the_call_with_an_error_result() {
 async fn a_decline_reaches_a_function_that_takes_the_outcome() {
     let client = client();
     let args = json!({"name": "orders"});
-    let first = asking(
-        round(&client, "provision", args.clone(), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "provision", args.clone()).await;
     let mut answers = InputResponses::new();
     answers.insert("region", accept(json!({"region": "us-east-1"})));
     let second = asking(
@@ -406,11 +391,7 @@ async fn a_decline_reaches_a_function_that_takes_the_outcome() {
 async fn sampling_and_roots_batch_and_are_injected() {
     let client = client();
     let args = json!({"topic": "MRTR"});
-    let first = asking(
-        round(&client, "summarize", args.clone(), None, None)
-            .await
-            .expect("r1"),
-    );
+    let first = first_round(&client, "summarize", args.clone()).await;
     assert_eq!(asked(&first), ["roots", "summary"]);
     let mut answers = InputResponses::new();
     answers.insert(
