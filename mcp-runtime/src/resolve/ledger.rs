@@ -13,7 +13,9 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::protocol::InputRequest;
-use crate::state::canonical::write_value;
+use crate::state::canonical::{write_str, write_value};
+
+use super::forms::Form;
 
 const VERSION: u32 = 1;
 
@@ -64,5 +66,61 @@ pub(crate) fn question_digest(request: &InputRequest) -> String {
     let value = serde_json::to_value(request).unwrap_or(Value::Null);
     let mut json = String::new();
     write_value(&mut json, &value, true);
+    digest(&json)
+}
+
+/// [`question_digest`] of the form question `message` with `form`'s schema, without building
+/// the request: the same sorted-key JSON, with the schema's part written once per form type.
+pub(crate) fn form_digest(message: &str, form: &Form) -> String {
+    let mut json = String::with_capacity(96 + message.len() + form.canonical.len());
+    json.push_str(r#"{"method":"elicitation/create","params":{"message":"#);
+    write_str(&mut json, message);
+    json.push_str(r#","mode":"form","requestedSchema":"#);
+    json.push_str(&form.canonical);
+    json.push_str("}}");
+    digest(&json)
+}
+
+fn digest(json: &str) -> String {
     URL_SAFE_NO_PAD.encode(&Sha256::digest(json.as_bytes())[..16])
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::protocol::ElicitParams;
+
+    #[test]
+    fn a_form_digest_is_the_digest_of_the_question_as_sent() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "enum": ["eu-west-1", "us-east-1"], "title": "Région"},
+                "count": {"type": "integer", "minimum": 0, "maximum": 9, "default": 1}
+            },
+            "required": ["region"]
+        });
+        let mut canonical = String::new();
+        write_value(&mut canonical, &schema, true);
+        let form = Form {
+            schema: schema.clone(),
+            canonical,
+        };
+        for message in [
+            "Which region?",
+            "Put \"orders\" in\nwhich région? ✓ \u{1F600}",
+            "",
+        ] {
+            let request = InputRequest::Elicit(ElicitParams::form(message, schema.clone()));
+            assert_eq!(
+                form_digest(message, &form),
+                question_digest(&request),
+                "{message:?}"
+            );
+        }
+        let other = InputRequest::Elicit(ElicitParams::form("Which region??", schema));
+        assert_ne!(form_digest("Which region?", &form), question_digest(&other));
+    }
 }

@@ -7,6 +7,7 @@
 
 mod answers;
 mod elicitation;
+mod forms;
 mod ledger;
 mod rounds;
 mod validate;

@@ -1,6 +1,7 @@
 //! Running a function's Resolve parameters across rounds: what is already answered, what
 //! to ask now (every question whose inputs are known, together), and when the function may run.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
@@ -11,7 +12,8 @@ use crate::server::RequestContext;
 
 use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
 use super::elicitation::Elicitation;
-use super::ledger::{Entry, Ledger, question_digest};
+use super::forms::{Form, form};
+use super::ledger::{Entry, Ledger, form_digest, question_digest};
 use super::validate::fits;
 
 /// Why [`Rounds::call_back`] did not get the answers.
@@ -40,7 +42,8 @@ pub struct Rounds {
     previous: Ledger,
     next: Ledger,
     responses: Map<String, Value>,
-    questions: Vec<(String, InputRequest)>,
+    /// This round's questions: key, digest, request.
+    questions: Vec<(String, String, InputRequest)>,
 }
 
 impl Rounds {
@@ -65,13 +68,23 @@ impl Rounds {
         &mut self,
         key: &str,
         message: impl Into<String>,
-    ) -> Result<Option<P>, Halt> {
-        let schema = P::Form::requested_schema();
-        let request = InputRequest::Elicit(ElicitParams::form(message, schema.clone()));
-        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+    ) -> Result<Option<P>, Halt>
+    where
+        P::Form: 'static,
+    {
+        let form = form::<P::Form>();
+        let message = message.into();
+        // The question itself is built only when it is asked: a round that finds its answer
+        // needs no more than the question's digest.
+        let question = |message: String, form: &Form| {
+            InputRequest::Elicit(ElicitParams::form(message, form.schema.clone()))
+        };
+        let digest = form_digest(&message, &form);
+        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+            self.ask(key, digest, question(message, &form));
             return Ok(None);
         };
-        match self.read_elicitation::<P::Form>(key, &raw, &schema) {
+        match self.read_elicitation::<P::Form>(key, &raw, &form.schema) {
             Ok(outcome) => {
                 self.record(key, digest, raw);
                 P::from_outcome(outcome)
@@ -80,7 +93,7 @@ impl Rounds {
             }
             Err(halt) if fresh => Err(halt),
             Err(_) => {
-                self.ask(key, request);
+                self.ask(key, digest, question(message, &form));
                 Ok(None)
             }
         }
@@ -93,17 +106,19 @@ impl Rounds {
         params: CreateMessageParams,
     ) -> Result<Option<Sample>, Halt> {
         let request = InputRequest::CreateMessage(Box::new(params));
-        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+        let digest = question_digest(&request);
+        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+            self.ask(key, digest, request);
             return Ok(None);
         };
-        match serde_json::from_value::<CreateMessageResult>(raw.clone()) {
+        match CreateMessageResult::deserialize(&raw) {
             Ok(result) => {
                 self.record(key, digest, raw);
                 Ok(Some(Sample(result)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
             Err(_) => {
-                self.ask(key, request);
+                self.ask(key, digest, request);
                 Ok(None)
             }
         }
@@ -112,17 +127,19 @@ impl Rounds {
     /// The client's roots under `key`.
     pub fn list_roots(&mut self, key: &str) -> Result<Option<ListRoots>, Halt> {
         let request = InputRequest::ListRoots;
-        let Some((raw, fresh, digest)) = self.lookup(key, &request) else {
+        let digest = question_digest(&request);
+        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+            self.ask(key, digest, request);
             return Ok(None);
         };
-        match serde_json::from_value::<ListRootsResult>(raw.clone()) {
+        match ListRootsResult::deserialize(&raw) {
             Ok(result) => {
                 self.record(key, digest, raw);
                 Ok(Some(ListRoots(result.roots)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
             Err(_) => {
-                self.ask(key, request);
+                self.ask(key, digest, request);
                 Ok(None)
             }
         }
@@ -141,7 +158,7 @@ impl Rounds {
             return Err(CallBack::Ask);
         }
         let mut check = InputRequiredResult::new();
-        for (key, request) in &self.questions {
+        for (key, _, request) in &self.questions {
             check = check.ask(key.clone(), request.clone());
         }
         if let Some(missing) = check.missing_capabilities(ctx.client_capabilities()) {
@@ -154,7 +171,7 @@ impl Rounds {
         self.previous.answers.extend(answered);
         self.previous.asked.clear();
         self.responses.clear();
-        for (key, request) in std::mem::take(&mut self.questions) {
+        for (key, digest, request) in std::mem::take(&mut self.questions) {
             let params = serde_json::to_value(&request)
                 .ok()
                 .and_then(|mut v| v.get_mut("params").map(Value::take))
@@ -168,9 +185,7 @@ impl Rounds {
                         self.subject, error.message
                     )))
                 })?;
-            self.previous
-                .asked
-                .insert(key.clone(), question_digest(&request));
+            self.previous.asked.insert(key.clone(), digest);
             self.responses.insert(key, answer);
         }
         Ok(())
@@ -180,41 +195,47 @@ impl Rounds {
     pub fn finish(self) -> InputRequiredResult {
         let mut next = self.next;
         let mut result = InputRequiredResult::new();
-        for (key, request) in self.questions {
-            next.asked.insert(key.clone(), question_digest(&request));
+        for (key, digest, request) in self.questions {
+            next.asked.insert(key.clone(), digest);
             result = result.ask(key, request);
         }
         result.with_state(next.encode())
     }
 
-    /// The answer to `request` under `key` (its raw response, whether it arrived in this round,
-    /// the question's digest), or `None` after queueing the question.
-    fn lookup(&mut self, key: &str, request: &InputRequest) -> Option<(Value, bool, String)> {
-        let digest = question_digest(request);
-        if let Some(entry) = self.previous.answers.get(key)
-            && entry.q == digest
-        {
-            return Some((entry.r.clone(), false, digest));
+    /// The answer under `key` to the question with this digest (its raw response, and whether
+    /// it arrived in this round), taken out of what the round holds; `None` when the question
+    /// must be asked. Each key is looked up once per round.
+    fn lookup(&mut self, key: &str, digest: &str) -> Option<(Value, bool)> {
+        if let Some(entry) = self.previous.answers.remove(key) {
+            if entry.q == digest {
+                return Some((entry.r, false));
+            }
+            tracing::info!(
+                key,
+                "a recorded answer is to another question; asking again"
+            );
         }
         // A fresh answer counts only for the question that was asked, as it was asked.
-        if self.previous.asked.get(key) == Some(&digest)
-            && let Some(raw) = self.responses.get(key)
-        {
-            return Some((raw.clone(), true, digest));
-        }
-        if self.previous.answers.contains_key(key) || self.responses.contains_key(key) {
+        if let Some(raw) = self.responses.remove(key) {
+            if self
+                .previous
+                .asked
+                .get(key)
+                .is_some_and(|asked| asked == digest)
+            {
+                return Some((raw, true));
+            }
             tracing::info!(
                 key,
                 "an answer does not match the question as asked now; asking again"
             );
         }
-        self.ask(key, request.clone());
         None
     }
 
     /// Queues `request` for this round.
-    fn ask(&mut self, key: &str, request: InputRequest) {
-        self.questions.push((key.to_owned(), request));
+    fn ask(&mut self, key: &str, digest: String, request: InputRequest) {
+        self.questions.push((key.to_owned(), digest, request));
     }
 
     fn record(&mut self, key: &str, digest: String, raw: Value) {
@@ -230,7 +251,7 @@ impl Rounds {
         schema: &Value,
     ) -> Result<Elicited<T>, Halt> {
         let subject = &self.subject;
-        let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|_| {
+        let result = ElicitResult::deserialize(raw).map_err(|_| {
             Halt(format!(
                 "{subject}: the answer to `{key}` is not an elicitation result"
             ))
