@@ -27,7 +27,7 @@ pub mod keys {
 }
 
 /// A request's `_meta`: in 2026-07-28 the version and capabilities travel here on every request.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RequestMeta {
     /// `io.modelcontextprotocol/protocolVersion`.
     #[serde(
@@ -59,6 +59,73 @@ pub struct RequestMeta {
     /// Every other key (`traceparent`, extension keys, …), kept as sent.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+// By hand rather than derived: `#[serde(flatten)]` buffers the whole map before reading a
+// field, and every request of the stateless wire carries a `_meta`.
+impl<'de> Deserialize<'de> for RequestMeta {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MetaVisitor;
+        impl<'de> serde::de::Visitor<'de> for MetaVisitor {
+            type Value = RequestMeta;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RequestMeta, A::Error> {
+                // `null` reads as absent, as a derived `Option` field does.
+                fn once<T, E: serde::de::Error>(
+                    slot: &mut Option<T>,
+                    value: Option<T>,
+                    key: &'static str,
+                ) -> Result<(), E> {
+                    if value.is_some() && slot.is_some() {
+                        return Err(E::duplicate_field(key));
+                    }
+                    if value.is_some() {
+                        *slot = value;
+                    }
+                    Ok(())
+                }
+                let mut meta = RequestMeta::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        keys::PROTOCOL_VERSION => {
+                            once(
+                                &mut meta.protocol_version,
+                                map.next_value()?,
+                                keys::PROTOCOL_VERSION,
+                            )?;
+                        }
+                        keys::CLIENT_CAPABILITIES => {
+                            once(
+                                &mut meta.client_capabilities,
+                                map.next_value()?,
+                                keys::CLIENT_CAPABILITIES,
+                            )?;
+                        }
+                        keys::CLIENT_INFO => {
+                            once(&mut meta.client_info, map.next_value()?, keys::CLIENT_INFO)?;
+                        }
+                        keys::LOG_LEVEL => {
+                            once(&mut meta.log_level, map.next_value()?, keys::LOG_LEVEL)?;
+                        }
+                        "progressToken" => {
+                            once(&mut meta.progress_token, map.next_value()?, "progressToken")?;
+                        }
+                        _ => {
+                            let value = map.next_value()?;
+                            meta.extra.insert(key.into_owned(), value);
+                        }
+                    }
+                }
+                Ok(meta)
+            }
+        }
+        d.deserialize_map(MetaVisitor)
+    }
 }
 
 /// A result's `_meta`: the server's identity plus anything a handler adds.
@@ -205,3 +272,55 @@ pub struct Icon {
 
 /// An arbitrary JSON value, re-exported for signatures.
 pub type Json = Value;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn request_meta_reads_the_reserved_keys_and_keeps_the_rest() {
+        let meta: RequestMeta = serde_json::from_value(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "io.modelcontextprotocol/logLevel": "debug",
+            "progressToken": 7,
+            "traceparent": "00-abc-def-01",
+            "x.example/flag": {"on": true}
+        }))
+        .expect("a valid _meta");
+        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
+        assert!(
+            meta.client_capabilities
+                .as_ref()
+                .is_some_and(ClientCapabilities::supports_form_elicitation)
+        );
+        assert_eq!(
+            meta.client_info.as_ref().map(|i| i.name.as_str()),
+            Some("c")
+        );
+        assert_eq!(meta.log_level, Some(LoggingLevel::Debug));
+        assert!(meta.progress_token.is_some());
+        assert_eq!(meta.extra.len(), 2);
+        assert_eq!(meta.extra["x.example/flag"], json!({"on": true}));
+        // What comes in goes out again.
+        let back = serde_json::to_value(&meta).expect("serializes");
+        assert_eq!(back["traceparent"], "00-abc-def-01");
+        assert_eq!(back["io.modelcontextprotocol/logLevel"], "debug");
+    }
+
+    #[test]
+    fn request_meta_reads_null_as_absent_and_refuses_a_repeated_key() {
+        let meta: RequestMeta = serde_json::from_value(json!({
+            "io.modelcontextprotocol/protocolVersion": null,
+            "progressToken": null
+        }))
+        .expect("nulls are absent");
+        assert_eq!(meta, RequestMeta::default());
+        let repeated = r#"{"progressToken":1,"progressToken":2}"#;
+        assert!(serde_json::from_str::<RequestMeta>(repeated).is_err());
+        assert!(serde_json::from_str::<RequestMeta>("[]").is_err());
+    }
+}

@@ -81,13 +81,31 @@ impl<'a> Binding<'a> {
     }
 }
 
+/// A response line, and the error code when it answers with an error: an HTTP transport maps
+/// the code to a status without reading the line again.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub line: String,
+    pub error_code: Option<i32>,
+}
+
 impl Server {
     /// Answers one request. Returns the response line (a result or an error).
     pub async fn handle_request(&self, request: RawRequest, exchange: Exchange) -> String {
+        self.reply(request, exchange).await.line
+    }
+
+    pub(crate) async fn reply(&self, request: RawRequest, exchange: Exchange) -> Reply {
         let id = request.id.clone();
         match self.dispatch(request, exchange).await {
-            Ok(line) => line,
-            Err(error) => error_line(Some(&id), &error),
+            Ok(line) => Reply {
+                line,
+                error_code: None,
+            },
+            Err(error) => Reply {
+                line: error_line(Some(&id), &error),
+                error_code: Some(error.code),
+            },
         }
     }
 

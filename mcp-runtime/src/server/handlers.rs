@@ -5,6 +5,7 @@ use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::Poll;
 
 use crate::protocol::McpError;
 
@@ -38,22 +39,25 @@ where
             }
         };
         Box::pin(async move {
-            let mut fut = pin!(fut);
-            let polled =
-                poll_fn(
-                    |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
-                        Ok(std::task::Poll::Ready(out)) => std::task::Poll::Ready(Ok(out)),
-                        Ok(std::task::Poll::Pending) => std::task::Poll::Pending,
-                        Err(panic) => std::task::Poll::Ready(Err(panic)),
-                    },
-                )
-                .await;
-            match polled {
+            match catch_panics(fut).await {
                 Ok(out) => out.map(Into::into),
                 Err(panic) => Err(panicked(panic)),
             }
         })
     })
+}
+
+/// Runs `fut`, turning a panic in any of its polls into `Err` with the panic's payload.
+pub(crate) async fn catch_panics<F: Future>(fut: F) -> Result<F::Output, Box<dyn Any + Send>> {
+    let mut fut = pin!(fut);
+    poll_fn(
+        |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+            Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        },
+    )
+    .await
 }
 
 fn panicked(panic: Box<dyn Any + Send>) -> McpError {

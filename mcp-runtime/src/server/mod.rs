@@ -21,7 +21,9 @@ pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
 pub use context::{NotificationSink, RequestContext};
 pub use dispatch::Exchange;
+pub(crate) use dispatch::Reply;
 pub use handlers::BoxFuture;
+pub(crate) use handlers::catch_panics;
 pub use session::{Connection, LegacySession};
 
 use crate::protocol::{Generation, Implementation, ServerCapabilities, Stamp};

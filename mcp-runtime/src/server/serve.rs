@@ -15,7 +15,7 @@ use crate::transport::{Duplex, FrameError};
 
 use super::Server;
 use super::context::NotificationSink;
-use super::dispatch::Exchange;
+use super::dispatch::{Exchange, Reply};
 use super::session::Connection;
 
 /// Requests being handled, by id. The sequence number tells a finished request's entry apart
@@ -130,12 +130,23 @@ impl Server {
     /// Answers one request unless it is cancelled first: `None` means the client gave up on it
     /// and must hear nothing more about it.
     pub async fn answer(&self, request: RawRequest, exchange: Exchange) -> Option<String> {
+        self.answer_reply(request, exchange)
+            .await
+            .map(|reply| reply.line)
+    }
+
+    /// [`answer`](Self::answer), with the error code of an error reply.
+    pub(crate) async fn answer_reply(
+        &self,
+        request: RawRequest,
+        exchange: Exchange,
+    ) -> Option<Reply> {
         let token = exchange.cancellation.clone();
         // Cancellation wins a tie: a cancelled request is never answered.
         let answer = tokio::select! {
             biased;
             () = token.cancelled() => None,
-            line = self.handle_request(request, exchange) => Some(line),
+            reply = self.reply(request, exchange) => Some(reply),
         };
         answer.filter(|_| !token.is_cancelled())
     }

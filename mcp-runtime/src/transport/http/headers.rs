@@ -2,21 +2,25 @@
 //! `Mcp-Param-*`): intermediaries route on them without reading the body, so a header that
 //! disagrees with the body would let a request be routed as one thing and executed as another.
 
+use std::borrow::Cow;
+
+use axum::http::header::{AsHeaderName, HeaderName};
 use axum::http::{HeaderMap, header};
 use base64::Engine as _;
 use serde_json::Value;
 
 use crate::protocol::McpError;
 
-pub(super) const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-pub(super) const METHOD: &str = "mcp-method";
-pub(super) const NAME: &str = "mcp-name";
+// Parsed once, not on every lookup.
+pub(super) const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+pub(super) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
+pub(super) const NAME: HeaderName = HeaderName::from_static("mcp-name");
 pub(super) const PARAM_PREFIX: &str = "mcp-param-";
-pub(super) const SESSION_ID: &str = "mcp-session-id";
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
 /// are not plain ASCII. `None` when the value is unreadable.
-pub(super) fn decode_value(raw: &[u8]) -> Option<String> {
+pub(super) fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     let text = text.trim_matches([' ', '\t']);
     if text.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
@@ -30,14 +34,17 @@ pub(super) fn decode_value(raw: &[u8]) -> Option<String> {
             let bytes = base64::engine::general_purpose::STANDARD
                 .decode(encoded)
                 .ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Cow::Owned)
         }
-        None => Some(text.to_owned()),
+        None => Some(Cow::Borrowed(text)),
     }
 }
 
 /// Reads one header, decoded. `Ok(None)` when absent; `Err` when present but unreadable.
-pub(super) fn header(headers: &HeaderMap, name: &str) -> Result<Option<String>, McpError> {
+pub(super) fn header<'h>(
+    headers: &'h HeaderMap,
+    name: impl AsHeaderName + std::fmt::Display + Copy,
+) -> Result<Option<Cow<'h, str>>, McpError> {
     match headers.get(name) {
         None => Ok(None),
         Some(v) => decode_value(v.as_bytes())
@@ -57,7 +64,7 @@ pub(super) struct BodyFacts<'a> {
 
 /// Checks the routing headers of a 2026-07-28 request against its body.
 pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result<(), McpError> {
-    let version = header(headers, PROTOCOL_VERSION)?
+    let version = header(headers, &PROTOCOL_VERSION)?
         .ok_or_else(|| McpError::header_mismatch("Missing MCP-Protocol-Version header"))?;
     if version != body.protocol_version {
         return Err(McpError::header_mismatch(format!(
@@ -65,7 +72,7 @@ pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result
             body.protocol_version
         )));
     }
-    let method = header(headers, METHOD)?
+    let method = header(headers, &METHOD)?
         .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Method header"))?;
     if method != body.method {
         return Err(McpError::header_mismatch(format!(
@@ -74,9 +81,9 @@ pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result
         )));
     }
     if let Some(expected) = body.name {
-        let name = header(headers, NAME)?
+        let name = header(headers, &NAME)?
             .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Name header"))?;
-        if expected != Some(name.as_str()) {
+        if expected != Some(name.as_ref()) {
             return Err(McpError::header_mismatch(format!(
                 "Mcp-Name header {name:?} does not match the body"
             )));
@@ -97,7 +104,7 @@ pub(super) fn check_params(
         let value = arguments
             .and_then(|a| a.get(property))
             .filter(|v| !v.is_null());
-        let sent = header(headers, &full)?;
+        let sent = header(headers, full.as_str())?;
         match (value, sent) {
             (None, None) => {}
             (None, Some(_)) => {

@@ -26,6 +26,8 @@ use crate::protocol::{
 use crate::server::Connection;
 
 use super::Shared;
+use std::borrow::Cow;
+
 use super::headers::{self, SESSION_ID};
 use super::respond::{self, Job, StatusRules};
 use super::sse;
@@ -188,7 +190,10 @@ fn new_session_id() -> Result<String, McpError> {
 }
 
 fn session_header(headers: &HeaderMap) -> Option<String> {
-    headers::header(headers, SESSION_ID).ok().flatten()
+    headers::header(headers, &SESSION_ID)
+        .ok()
+        .flatten()
+        .map(Cow::into_owned)
 }
 
 /// A session-level refusal: the status says what happened to the session, the body says it in
@@ -200,7 +205,7 @@ fn no_session(status: StatusCode, message: &'static str) -> Response {
 
 /// Whether this POST belongs to the session wire.
 pub(super) fn wants_session(headers: &HeaderMap, message: &Incoming) -> bool {
-    headers.contains_key(SESSION_ID)
+    headers.contains_key(&SESSION_ID)
         || matches!(message, Incoming::Request(r) if r.method == methods::INITIALIZE)
 }
 
@@ -226,8 +231,8 @@ pub(super) async fn handle_post(
     };
     // 2025-11-25 clients repeat the negotiated version on every request; one this wire cannot
     // speak means the client and server disagree about the session, which 400 tells it.
-    if let Ok(Some(version)) = headers::header(headers, headers::PROTOCOL_VERSION)
-        && !LEGACY_VERSIONS.contains(&version.as_str())
+    if let Ok(Some(version)) = headers::header(headers, &headers::PROTOCOL_VERSION)
+        && !LEGACY_VERSIONS.contains(&version.as_ref())
     {
         let error = McpError::invalid_request(format!(
             "Unsupported MCP-Protocol-Version {version:?} in a session"

@@ -368,10 +368,15 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
         }
     };
-    let modern = match &message {
-        Incoming::Request(r) => modern::is_modern_message(r.params.as_deref()),
-        Incoming::Notification(n) => modern::is_modern_message(n.params.as_deref()),
-        Incoming::Response(_) => false,
+    let modern = match modern::classify(&shared, &headers, &message).await {
+        Ok(modern) => modern,
+        Err(error) => {
+            let id = match &message {
+                Incoming::Request(r) => Some(&r.id),
+                _ => None,
+            };
+            return respond::error(id, &error, StatusRules::Modern);
+        }
     };
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.

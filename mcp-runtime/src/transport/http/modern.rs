@@ -48,20 +48,34 @@ fn facts(params: Option<&RawValue>) -> Facts<'_> {
         .unwrap_or_default()
 }
 
-/// Whether a message's `_meta` names a protocol version: the mark of the stateless wire.
-pub(super) fn is_modern_message(params: Option<&RawValue>) -> bool {
-    facts(params)
+/// Whether a message is on the stateless wire (its `_meta` names a protocol version) and, for
+/// such a request, whether its routing headers agree with its body: the params are read once
+/// for both.
+pub(super) async fn classify(
+    shared: &Shared,
+    headers: &HeaderMap,
+    message: &Incoming,
+) -> Result<bool, McpError> {
+    let params = match message {
+        Incoming::Request(r) => r.params.as_deref(),
+        Incoming::Notification(n) => n.params.as_deref(),
+        Incoming::Response(_) => return Ok(false),
+    };
+    let facts = facts(params);
+    let modern = facts
         .meta
-        .is_some_and(|m| m.protocol_version.is_some())
+        .as_ref()
+        .is_some_and(|m| m.protocol_version.is_some());
+    if let (true, Incoming::Request(request)) = (modern, message) {
+        check_headers(shared, headers, request, facts).await?;
+    }
+    Ok(modern)
 }
 
-/// Serves one 2026-07-28 message.
+/// Serves one 2026-07-28 message whose headers [`classify`] accepted.
 pub(super) async fn handle(shared: &Shared, headers: &HeaderMap, message: Incoming) -> Response {
     match message {
         Incoming::Request(request) => {
-            if let Err(error) = check_headers(shared, headers, &request).await {
-                return respond::error(Some(&request.id), &error, StatusRules::Modern);
-            }
             let job = Job {
                 request,
                 connection: Arc::new(Connection::new()),
@@ -92,8 +106,8 @@ async fn check_headers(
     shared: &Shared,
     headers: &HeaderMap,
     request: &RawRequest,
+    facts: Facts<'_>,
 ) -> Result<(), McpError> {
-    let facts = facts(request.params.as_deref());
     let Some(meta) = facts.meta else {
         return Ok(());
     };

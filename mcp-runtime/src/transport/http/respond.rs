@@ -1,20 +1,25 @@
 //! Runs one request and shapes its HTTP response: plain JSON when the handler says nothing
 //! before its result, an SSE stream as soon as it sends a notification first.
 
+use std::any::Any;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::auth::Identity;
 use crate::protocol::{McpError, RawRequest, RequestId, code, error_line};
-use crate::server::{Connection, Exchange, NotificationSink, Server};
+use crate::server::{Connection, Exchange, NotificationSink, Reply, Server, catch_panics};
 
 use super::sse;
+
+/// A request being answered; `Err` carries the payload of a panic.
+type Answering = Pin<Box<dyn Future<Output = Result<Option<Reply>, Box<dyn Any + Send>>> + Send>>;
 
 /// How many notifications a request may queue before its handler waits for the client.
 pub(super) const STREAM_BUFFER: usize = 64;
@@ -66,11 +71,14 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         cancellation,
         identity,
     };
-    let task_server = server.clone();
-    let mut task = tokio::spawn(async move {
+    // Polled right here rather than spawned: most requests finish without a notification, and
+    // a task of their own would cost an allocation, a schedule and a wake-up each. Boxed so a
+    // request that starts streaming can move to the task that pumps its stream.
+    let server = server.clone();
+    let mut task: Answering = Box::pin(catch_panics(async move {
         let _held = held_until_done;
-        task_server.answer(request, exchange).await
-    });
+        server.answer_reply(request, exchange).await
+    }));
     if !sse_allowed {
         let joined = loop {
             tokio::select! {
@@ -82,21 +90,21 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
             }
         };
         drop(guard);
-        return json(&finished(&id, joined), rules);
+        return json(finished(&id, joined), rules);
     }
     tokio::select! {
         biased;
         joined = &mut task => {
-            let line = finished(&id, joined);
+            let reply = finished(&id, joined);
             match rx.try_recv() {
                 Ok(first) => {
                     let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
-                    tokio::spawn(pump_finished(first, rx, line, out_tx, guard));
+                    tokio::spawn(pump_finished(first, rx, reply.line, out_tx, guard));
                     sse::response(out_rx)
                 }
                 Err(_) => {
                     drop(guard);
-                    json(&line, rules)
+                    json(reply, rules)
                 }
             }
         }
@@ -110,14 +118,18 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
 
 /// The response line of a finished task. A cancelled request is never answered, but the HTTP
 /// exchange still needs a body, so it gets an error the client has stopped waiting for anyway.
-fn finished(id: &RequestId, joined: Result<Option<String>, tokio::task::JoinError>) -> String {
-    match joined {
-        Ok(Some(line)) => line,
-        Ok(None) => error_line(Some(id), &McpError::internal("Request cancelled")),
-        Err(e) => {
-            tracing::error!(error = %e, "request handler panicked");
-            error_line(Some(id), &McpError::internal("Internal error"))
+fn finished(id: &RequestId, joined: Result<Option<Reply>, Box<dyn Any + Send>>) -> Reply {
+    let error = match joined {
+        Ok(Some(reply)) => return reply,
+        Ok(None) => McpError::internal("Request cancelled"),
+        Err(_) => {
+            tracing::error!("a request panicked outside its handler; answering -32603");
+            McpError::internal("Internal error")
         }
+    };
+    Reply {
+        line: error_line(Some(id), &error),
+        error_code: Some(error.code),
     }
 }
 
@@ -138,7 +150,7 @@ async fn pump_finished(
 async fn pump_live(
     first: String,
     mut rx: mpsc::Receiver<String>,
-    mut task: tokio::task::JoinHandle<Option<String>>,
+    mut task: Answering,
     id: RequestId,
     out: mpsc::Sender<Bytes>,
     guard: DropGuard,
@@ -154,7 +166,7 @@ async fn pump_live(
                     return;
                 }
             }
-            joined = &mut task => break finished(&id, joined),
+            joined = &mut task => break finished(&id, joined).line,
             () = out.closed() => return,
         }
     };
@@ -166,9 +178,14 @@ async fn pump_live(
     drop(guard);
 }
 
-/// A JSON response with the status the rules give the line's error code.
-pub(super) fn json(line: &str, rules: StatusRules) -> Response {
-    json_with_status(line.to_owned(), status_of(line, rules))
+/// A JSON response with the status the rules give the reply's error code.
+pub(super) fn json(reply: Reply, rules: StatusRules) -> Response {
+    let status = match (reply.error_code, rules) {
+        (None, _) => StatusCode::OK,
+        (Some(c), StatusRules::Modern) => status_for(c),
+        (Some(c), StatusRules::Legacy) => legacy_status_for(c),
+    };
+    json_with_status(reply.line, status)
 }
 
 /// A JSON response with a fixed status.
@@ -197,26 +214,6 @@ pub(super) fn empty(status: StatusCode) -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = status;
     response
-}
-
-fn status_of(line: &str, rules: StatusRules) -> StatusCode {
-    #[derive(Deserialize)]
-    struct Code {
-        code: i32,
-    }
-    #[derive(Deserialize)]
-    struct Head {
-        error: Option<Code>,
-    }
-    let code = serde_json::from_str::<Head>(line)
-        .ok()
-        .and_then(|h| h.error)
-        .map(|e| e.code);
-    match (code, rules) {
-        (None, _) => StatusCode::OK,
-        (Some(c), StatusRules::Modern) => status_for(c),
-        (Some(c), StatusRules::Legacy) => legacy_status_for(c),
-    }
 }
 
 fn status_for(error_code: i32) -> StatusCode {
