@@ -10,10 +10,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
 use crate::protocol::{
-    DiscoverResult, EmptyResult, Generation, InitializeParams, InitializeResult,
-    InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome, RawRequest, RequestId,
-    SubscribeParams, WireResult, decode_params, error_line, methods, negotiate_legacy, result_line,
+    CallToolParams, DiscoverResult, EmptyResult, Generation, GetPromptParams, InitializeParams,
+    InitializeResult, InputRequiredResult, LoggingLevel, MODERN_VERSIONS, McpError, Outcome,
+    RawRequest, ReadResourceParams, RequestId, SubscribeParams, WireResult, decode_params,
+    error_line, methods, negotiate_legacy, result_line,
 };
+use crate::state::canonical::write_str;
 use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
@@ -35,49 +37,54 @@ pub struct Exchange {
     pub identity: Option<Arc<Identity>>,
 }
 
-/// A carrier method's params, with the plaintext `requestState` slot the handler reads.
+/// A carrier method's params: what its state is bound to, and the plaintext `requestState`
+/// slot the handler reads.
 trait Carrier {
+    fn binding(&self, method: &str) -> RequestBinding;
     fn set_request_state(&mut self, state: Option<String>);
 }
 
-macro_rules! carriers {
-    ($($ty:ty),*) => {$(
-        impl Carrier for $ty {
-            fn set_request_state(&mut self, state: Option<String>) {
-                self.request_state = state;
-            }
-        }
-    )*};
-}
-
-carriers!(
-    crate::protocol::CallToolParams,
-    crate::protocol::GetPromptParams,
-    crate::protocol::ReadResourceParams
-);
-
-/// A carrier request's binding (method, target, arguments digest), read from its params on
-/// first use only.
-struct Binding<'a> {
-    method: &'a str,
-    params: Option<&'a RawValue>,
-    read: Option<Option<RequestBinding>>,
-}
-
-impl<'a> Binding<'a> {
-    fn new(method: &'a str, params: Option<&'a RawValue>) -> Self {
-        Self {
-            method,
-            params,
-            read: None,
-        }
+impl Carrier for CallToolParams {
+    fn binding(&self, method: &str) -> RequestBinding {
+        RequestBinding::with_object(method, &*self.name, self.arguments.as_ref())
     }
+    fn set_request_state(&mut self, state: Option<String>) {
+        self.request_state = state;
+    }
+}
 
-    fn get(&mut self) -> Option<&RequestBinding> {
-        let (method, params) = (self.method, self.params);
-        self.read
-            .get_or_insert_with(|| RequestBinding::from_params(method, params))
-            .as_ref()
+impl Carrier for GetPromptParams {
+    fn binding(&self, method: &str) -> RequestBinding {
+        RequestBinding::with_arguments(method, &*self.name, |json| {
+            let Some(arguments) = self.arguments.as_ref().filter(|a| !a.is_empty()) else {
+                return false;
+            };
+            // A BTreeMap iterates in code-point order: already the canonical key order.
+            json.push('{');
+            for (i, (key, value)) in arguments.iter().enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                write_str(json, key);
+                json.push(':');
+                write_str(json, value);
+            }
+            json.push('}');
+            true
+        })
+    }
+    fn set_request_state(&mut self, state: Option<String>) {
+        self.request_state = state;
+    }
+}
+
+impl Carrier for ReadResourceParams {
+    fn binding(&self, method: &str) -> RequestBinding {
+        // Resources have no arguments; the URI is the whole request.
+        RequestBinding::new(method, &*self.uri, None)
+    }
+    fn set_request_state(&mut self, state: Option<String>) {
+        self.request_state = state;
     }
 }
 
@@ -242,10 +249,19 @@ impl Server {
         let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
         let identity = ctx.identity_handle();
         let identity = identity.as_deref();
-        // Read from the params at most once per request, whether it opens state, seals it, or both.
-        let mut binding = Binding::new(method, params);
-        let plaintext = self.open_state(state, &mut binding, identity)?;
-        let mut decoded: P = decode_params(params)?;
+        let mut decoded: P = match decode_params(params) {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                return Err(self.state_error_first(state, method, params, identity, error));
+            }
+        };
+        // Digested only when there is state to open or seal, and at most once.
+        let mut binding = None;
+        let plaintext = self.open_state(
+            state,
+            || &*binding.insert(decoded.binding(method)),
+            identity,
+        )?;
         decoded.set_request_state(plaintext);
         let generation = ctx.generation();
         let capabilities = ctx.client_capabilities().clone();
@@ -254,7 +270,13 @@ impl Server {
             Outcome::InputRequired(ask) => {
                 let mut ask = self.check_input_required(ask, generation, &capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {
-                    let sealed = self.seal_state(plaintext, &mut binding, identity)?;
+                    // A first round has not needed the binding yet; the handler owns the
+                    // decoded params now, so they are read again (only when state is sealed).
+                    let binding = match binding {
+                        Some(binding) => binding,
+                        None => decode_params::<P>(params)?.binding(method),
+                    };
+                    let sealed = self.seal_state(plaintext, &binding, method, identity)?;
                     ask.request_state = Some(sealed);
                 }
                 Ok(self.respond(id, generation, ask))
@@ -264,13 +286,12 @@ impl Server {
 
     /// The inbound `requestState` as the handler will see it. Without a boundary it passes
     /// through; with one it must open, or the request ends in the fixed rejection.
-    fn open_state(
+    fn open_state<'b>(
         &self,
         state: Option<Value>,
-        binding: &mut Binding<'_>,
+        binding: impl FnOnce() -> &'b RequestBinding,
         identity: Option<&Identity>,
     ) -> Result<Option<String>, McpError> {
-        let method = binding.method;
         let token = match state {
             None | Some(Value::Null) => return Ok(None),
             Some(token) => token,
@@ -281,10 +302,10 @@ impl Server {
                 _ => Err(McpError::invalid_params("requestState must be a string")),
             };
         };
-        binding
-            .get()
-            .ok_or_else(|| InvalidRequestState::new("request binding"))
-            .and_then(|binding| boundary.open(&token, binding, identity))
+        let binding = binding();
+        let method = binding.method();
+        boundary
+            .open(&token, binding, identity)
             .map(Some)
             .map_err(|rejected| {
                 tracing::warn!(
@@ -297,25 +318,41 @@ impl Server {
             })
     }
 
+    /// The error for params that do not decode: a `requestState` that does not open is
+    /// reported first, with the fixed rejection, so bad params never tell a forger more.
+    fn state_error_first(
+        &self,
+        state: Option<Value>,
+        method: &str,
+        params: Option<&RawValue>,
+        identity: Option<&Identity>,
+        params_error: McpError,
+    ) -> McpError {
+        let Some(binding) = RequestBinding::from_raw_params(method, params) else {
+            return match state {
+                Some(token) if !token.is_null() && self.inner.state.is_some() => {
+                    InvalidRequestState::new("request binding").into()
+                }
+                _ => params_error,
+            };
+        };
+        match self.open_state(state, || &binding, identity) {
+            Ok(_) => params_error,
+            Err(state_error) => state_error,
+        }
+    }
+
     /// Seals a handler's outbound state for this request (passes it through without a
     /// boundary).
     fn seal_state(
         &self,
         plaintext: String,
-        binding: &mut Binding<'_>,
+        binding: &RequestBinding,
+        method: &str,
         identity: Option<&Identity>,
     ) -> Result<String, McpError> {
         let Some(boundary) = &self.inner.state else {
             return Ok(plaintext);
-        };
-        let method = binding.method;
-        let Some(binding) = binding.get() else {
-            // The handler ran, so the params decoded and name the target; this is a bug.
-            tracing::error!(
-                method,
-                "cannot bind requestState: the request names no target"
-            );
-            return Err(McpError::internal("Internal error"));
         };
         boundary
             .seal(&plaintext, binding, identity)
@@ -411,5 +448,42 @@ impl Server {
             meta: None,
         };
         Ok(result_line(id, &result))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn decoded_params_bind_as_their_json_does() {
+        let args = json!({"zeta": "1", "alpha": "x\"y", "é": "ü"});
+        let prompt: GetPromptParams =
+            serde_json::from_value(json!({"name": "p", "arguments": args})).expect("params");
+        assert_eq!(
+            prompt.binding("prompts/get"),
+            RequestBinding::new("prompts/get", "p", Some(&args))
+        );
+        let bare: GetPromptParams =
+            serde_json::from_value(json!({"name": "p", "arguments": {}})).expect("params");
+        assert_eq!(
+            bare.binding("prompts/get"),
+            RequestBinding::new("prompts/get", "p", None)
+        );
+        let call: CallToolParams =
+            serde_json::from_value(json!({"name": "t", "arguments": {"b": [2], "a": 1.5}}))
+                .expect("params");
+        assert_eq!(
+            call.binding("tools/call"),
+            RequestBinding::new("tools/call", "t", Some(&json!({"a": 1.5, "b": [2]})))
+        );
+        let read: ReadResourceParams =
+            serde_json::from_value(json!({"uri": "x://y"})).expect("params");
+        assert_eq!(
+            read.binding("resources/read"),
+            RequestBinding::new("resources/read", "x://y", None)
+        );
     }
 }

@@ -32,7 +32,7 @@ pub(crate) fn write_value(out: &mut String, value: &Value, sort_keys: bool) {
     }
 }
 
-fn write_object(out: &mut String, map: &Map<String, Value>, sort_keys: bool) {
+pub(crate) fn write_object(out: &mut String, map: &Map<String, Value>, sort_keys: bool) {
     out.push('{');
     let mut entries: Vec<(&String, &Value)> = map.iter().collect();
     if sort_keys {

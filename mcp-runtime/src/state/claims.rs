@@ -10,12 +10,12 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::canonical::{write_float, write_str, write_value};
+use super::canonical::{write_float, write_object, write_str, write_value};
 use super::error::InvalidRequestState;
 use super::random::fill_random;
 
@@ -37,8 +37,9 @@ pub struct RequestBinding {
 
 impl RequestBinding {
     /// Reads the binding from a carrier request's raw params (`name` and `arguments`, or `uri`
-    /// for `resources/read`). `None` when they name no target; such a request cannot own state.
-    pub fn from_params(method: &str, params: Option<&RawValue>) -> Option<Self> {
+    /// for `resources/read`), for params that do not decode as the method's. `None` when they
+    /// name no target; such a request cannot own state.
+    pub(crate) fn from_raw_params(method: &str, params: Option<&RawValue>) -> Option<Self> {
         #[derive(Deserialize)]
         struct Shape {
             name: Option<String>,
@@ -47,7 +48,6 @@ impl RequestBinding {
         }
         let shape: Shape = serde_json::from_str(params?.get()).ok()?;
         if method == crate::protocol::methods::RESOURCES_READ {
-            // Resources have no arguments; the URI is the whole request.
             return Some(Self::new(method, shape.uri?, None));
         }
         Some(Self::new(method, shape.name?, shape.arguments.as_ref()))
@@ -56,24 +56,54 @@ impl RequestBinding {
     /// The binding of `method` on `target` (a tool or prompt name, or a resource URI) with
     /// these arguments; absent and empty arguments bind alike.
     pub fn new(method: &str, target: impl Into<String>, arguments: Option<&Value>) -> Self {
+        Self::with_arguments(method, target, |json| match arguments {
+            Some(v) if !is_falsy(v) => {
+                write_value(json, v, true);
+                true
+            }
+            _ => false,
+        })
+    }
+
+    /// The method it binds to.
+    pub(crate) fn method(&self) -> &str {
+        &self.method
+    }
+
+    /// The binding of a call whose arguments are an object, as decoded params hold them.
+    pub(crate) fn with_object(
+        method: &str,
+        target: impl Into<String>,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Self {
+        Self::with_arguments(method, target, |json| match arguments {
+            Some(map) if !map.is_empty() => {
+                write_object(json, map, true);
+                true
+            }
+            _ => false,
+        })
+    }
+
+    /// The binding whose arguments `write` appends as sorted-key canonical JSON, returning
+    /// `false` when there are none: those are digested as `{}` (as Python's `arguments or {}`).
+    pub(crate) fn with_arguments(
+        method: &str,
+        target: impl Into<String>,
+        write: impl FnOnce(&mut String) -> bool,
+    ) -> Self {
+        let mut json = String::new();
+        if !write(&mut json) {
+            json.clear();
+            json.push_str("{}");
+        }
+        let digest = Sha256::digest(json.as_bytes());
         Self {
             method: method.to_owned(),
             target: target.into(),
-            arguments: arguments_digest(arguments),
+            arguments: URL_SAFE_NO_PAD.encode(&digest[..DIGEST_LEN]),
         }
     }
-}
-
-/// `base64url(SHA-256(sorted-key compact JSON)[..16])`, with absent or empty arguments digested
-/// as `{}` (as Python's `arguments or {}` does).
-fn arguments_digest(arguments: Option<&Value>) -> String {
-    let mut json = String::new();
-    match arguments {
-        Some(v) if !is_falsy(v) => write_value(&mut json, v, true),
-        _ => json.push_str("{}"),
-    }
-    let digest = Sha256::digest(json.as_bytes());
-    URL_SAFE_NO_PAD.encode(&digest[..DIGEST_LEN])
 }
 
 fn is_falsy(v: &Value) -> bool {
@@ -273,12 +303,21 @@ mod tests {
     }
 
     #[test]
-    fn arguments_digest_ignores_key_order() {
+    fn arguments_digest_ignores_key_order_and_how_the_arguments_are_held() {
         let a = RequestBinding::new("tools/call", "t", Some(&json!({"a": 1, "b": [2]})));
-        let raw = RawValue::from_string(r#"{"name":"t","arguments":{"b":[2],"a":1}}"#.into())
-            .expect("raw json");
-        let b = RequestBinding::from_params("tools/call", Some(&raw)).expect("binding");
-        assert_eq!(a, b);
+        let sent: Map<String, Value> =
+            serde_json::from_str(r#"{"b":[2],"a":1}"#).expect("an object");
+        assert_eq!(
+            a,
+            RequestBinding::with_object("tools/call", "t", Some(&sent))
+        );
+        let empty = RequestBinding::with_object("tools/call", "t", Some(&Map::new()));
+        assert_eq!(empty, RequestBinding::new("tools/call", "t", None));
+        let other = json!({"a": 2, "b": [2]});
+        assert_ne!(
+            a,
+            RequestBinding::with_object("tools/call", "t", other.as_object())
+        );
     }
 
     #[test]
