@@ -5,22 +5,27 @@
 # (warm-up run + measured run each), server CPU per op, peak RSS. Prints the tables and the
 # ratios, and keeps everything under target/bench-results/<timestamp>/.
 #
-#   scripts/bench_peers.sh [--duration SECS] [--warmup SECS] [--peers "mcp rmcp py"]
+#   scripts/bench_peers.sh [--duration SECS] [--warmup SECS] [--peers "mcp rmcp py"] [--repeat N]
+#
+# --repeat N runs the whole round (every peer, every run, servers restarted) N times back to
+# back; the report then gives medians, with the min-max of ops/s.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION=10
 WARMUP=2
 PEERS="mcp rmcp py"
+REPEAT=1
 SCENARIOS="echo mrtr"
 CONCS="1 32"
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --peers) PEERS="$2"; shift 2 ;;
+    --repeat) REPEAT="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -95,7 +100,7 @@ server_command() {
 # ---- what ran, where ---------------------------------------------------------------------------
 {
   echo "date: $(date -Iseconds)"
-  echo "command: scripts/bench_peers.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\""
+  echo "command: scripts/bench_peers.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\" --repeat $REPEAT"
   echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
   echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
   echo "rustc: $(rustc --version)"
@@ -106,13 +111,15 @@ log "results in $OUT (load average $(loadavg))"
 
 # ---- the runs ----------------------------------------------------------------------------------
 RUN_LIMIT=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 60 }')
+for round in $(seq 1 "$REPEAT"); do
+log "round $round of $REPEAT"
 for peer in $PEERS; do
   port="$(free_port)"
   url="http://127.0.0.1:$port/mcp"
   read -r -a cmd <<<"$(server_command "$peer" "$port")"
   log "$peer: ${cmd[*]}"
   spawned="$EPOCHREALTIME"
-  "${SERVER_ON[@]}" "${cmd[@]}" >"$OUT/$peer.server.log" 2>&1 &
+  "${SERVER_ON[@]}" "${cmd[@]}" >>"$OUT/$peer.server.log" 2>&1 &
   SERVER_PID=$!
   ready="$("${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$url" --timeout 60 --server-pid "$SERVER_PID")"
   ready_ns="$(jq -r .ready_unix_ns <<<"$ready")"
@@ -130,17 +137,18 @@ for peer in $PEERS; do
         tail -n 5 "$OUT/mcpload.log" >&2
         exit 1
       }
-      jq -c --arg l "$before" '. + {loadavg_before: $l}' <<<"$line" >>"$OUT/runs.jsonl"
+      jq -c --arg l "$before" --argjson r "$round" '. + {round: $r, loadavg_before: $l}' <<<"$line" >>"$OUT/runs.jsonl"
       jq -r '"   \(.peer) \(.scenario) c=\(.conc): \(.ops_per_s) ops/s, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, errors \(.errors), server CPU \(.server_cpu_us_per_op) µs/op"' <<<"$line" >&2
     done
   done
-  jq -n -c --arg peer "$peer" --argjson startup "$startup_ms" --argjson idle "$idle_rss_kb" \
+  jq -n -c --arg peer "$peer" --argjson round "$round" --argjson startup "$startup_ms" --argjson idle "$idle_rss_kb" \
     --argjson peak "$(proc_status "$SERVER_PID" VmHWM)" --argjson threads "$(proc_status "$SERVER_PID" Threads)" \
     --arg cmd "${cmd[*]}" \
-    '{peer: $peer, command: $cmd, startup_ms: $startup, idle_rss_kb: $idle, peak_rss_kb: $peak, threads_at_end: $threads}' \
+    '{peer: $peer, round: $round, command: $cmd, startup_ms: $startup, idle_rss_kb: $idle, peak_rss_kb: $peak, threads_at_end: $threads}' \
     >>"$OUT/servers.jsonl"
   cleanup
   SERVER_PID=""
+done
 done
 
 echo "loadavg at end: $(loadavg)" >>"$OUT/meta.txt"

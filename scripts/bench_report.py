@@ -1,11 +1,13 @@
 """Markdown report of one scripts/bench_peers.sh invocation: reads RESULTS_DIR/{meta.txt,
 runs.jsonl,servers.jsonl} and prints the run table, the server table, the ratios of `mcp` to
-each peer, and the issue's targets. Standard library only.
+each peer, and the issue's targets. With several rounds (--repeat), every figure is the median
+over the rounds (peak RSS: the highest), and ops/s shows the min-max. Standard library only.
 
     python3 scripts/bench_report.py target/bench-results/<timestamp>
 """
 
 import json
+import statistics
 import sys
 from pathlib import Path
 
@@ -20,25 +22,67 @@ def num(value, digits=0):
     return f"{value:,.{digits}f}"
 
 
+def spread(run):
+    low, high = run["ops_range"]
+    return f" ({num(low)}-{num(high)})" if run["rounds"] > 1 else ""
+
+
 def ratio(a, b):
     return f"{a / b:.2f}x" if a and b else "-"
 
 
+def median_of(rows, key):
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def combine_runs(rows):
+    """One run per (peer, scenario, conc): medians over the rounds, errors and ops summed."""
+    out = dict(rows[0])
+    for key in ("ops_per_s", "http_req_per_s", "p50_ms", "p99_ms", "server_cpu_util", "server_cpu_us_per_op", "loadgen_cpu_util"):
+        out[key] = median_of(rows, key)
+    out["ops"] = sum(r["ops"] for r in rows)
+    out["errors"] = sum(r["errors"] for r in rows)
+    out["rounds"] = len(rows)
+    out["ops_range"] = (min(r["ops_per_s"] for r in rows), max(r["ops_per_s"] for r in rows))
+    return out
+
+
+def combine_servers(rows):
+    out = dict(rows[0])
+    out["startup_ms"] = median_of(rows, "startup_ms")
+    out["idle_rss_kb"] = median_of(rows, "idle_rss_kb")
+    out["peak_rss_kb"] = max(r["peak_rss_kb"] for r in rows)
+    out["threads_at_end"] = rows[-1]["threads_at_end"]
+    return out
+
+
+def group(rows, key):
+    groups = {}
+    for row in rows:
+        groups.setdefault(key(row), []).append(row)
+    return groups
+
+
 def main(results):
-    runs = load(results / "runs.jsonl")
-    servers = {s["peer"]: s for s in load(results / "servers.jsonl")}
+    raw_runs = load(results / "runs.jsonl")
+    runs = [combine_runs(rows) for rows in group(raw_runs, lambda r: (r["peer"], r["scenario"], r["conc"])).values()]
+    servers = {peer: combine_servers(rows) for peer, rows in group(load(results / "servers.jsonl"), lambda s: s["peer"]).items()}
+    rounds = max((r["rounds"] for r in runs), default=1)
     meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
     by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
     peers = list(dict.fromkeys(r["peer"] for r in runs))
 
     print(f"# Load benchmark: {results.name}\n")
     print("```text\n" + meta.strip() + "\n```\n")
+    if rounds > 1:
+        print(f"Medians of {rounds} rounds; ops/s shows the min-max; ok and err are totals.\n")
     print("### Throughput and latency (closed loop; mrtr op = one full 2-round exchange)\n")
     print("| peer | scenario | conc | ops/s | HTTP req/s | p50 ms | p99 ms | ok | err | server CPU | server CPU µs/op | loadgen CPU |")
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(runs, key=lambda r: (r["scenario"], peers.index(r["peer"]), r["conc"])):
         print(
-            f"| {r['peer']} | {r['scenario']} | {r['conc']} | {num(r['ops_per_s'])} | {num(r['http_req_per_s'])} "
+            f"| {r['peer']} | {r['scenario']} | {r['conc']} | {num(r['ops_per_s'])}{spread(r)} | {num(r['http_req_per_s'])} "
             f"| {num(r['p50_ms'], 3)} | {num(r['p99_ms'], 3)} | {r['ops']} | {r['errors']} "
             f"| {num(r.get('server_cpu_util'), 2)} | {num(r.get('server_cpu_us_per_op'), 1)} | {num(r.get('loadgen_cpu_util'), 2)} |"
         )
@@ -97,7 +141,7 @@ def main(results):
             ms = servers["mcp"]["startup_ms"]
             print(f"| startup to first request < 50 ms | {ms:.1f} ms | {'yes' if ms < 50 else 'NO'} |")
 
-    errors = sum(r["errors"] for r in runs)
+    errors = sum(r["errors"] for r in raw_runs)
     print(f"\nErrors over all runs: {errors}. Raw data: `{results}`.")
 
 

@@ -21,6 +21,7 @@
 //! wall-clock time of that success (`ready_unix_ns`), so a caller that noted when it spawned the
 //! server gets the startup-to-first-request time.
 
+use std::borrow::Cow;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -29,8 +30,9 @@ use bytes::Bytes;
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper_util::rt::TokioIo;
-use serde_json::Value;
+use serde::Deserialize;
 use tokio::time::Instant;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -44,6 +46,9 @@ const REQUEST_GRACE: Duration = Duration::from_secs(5);
 const ERRORS_SHOWN: usize = 5;
 
 const PROTOCOL: &str = "2026-07-28";
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}"#;
 const ECHO_TEXT: &str = "hello world";
 const RETRY_ANSWER: &str =
@@ -152,8 +157,8 @@ impl Options {
 /// Where the requests go: a loopback address only.
 struct Target {
     addr: SocketAddr,
-    host: String,
-    path: String,
+    host: HeaderValue,
+    path: hyper::Uri,
 }
 
 impl Target {
@@ -177,8 +182,8 @@ impl Target {
         }
         Ok(Target {
             addr,
-            host: authority.to_owned(),
-            path: path.to_owned(),
+            host: HeaderValue::from_str(authority)?,
+            path: path.parse()?,
         })
     }
 }
@@ -198,7 +203,7 @@ impl Bodies {
     }
 
     fn retry(token: &str) -> Bytes {
-        let token = Value::String(token.to_owned()).to_string();
+        let token = serde_json::to_string(token).expect("a string serializes");
         let extra = format!(r#"{RETRY_ANSWER},"requestState":{token},"#);
         call_body(2, "provision", r#"{"name":"orders"}"#, &extra)
     }
@@ -227,17 +232,22 @@ impl Connection {
         Ok(Connection { send })
     }
 
-    /// POSTs one `tools/call` and returns the JSON-RPC `result`, checked to be a success.
-    async fn call(&mut self, target: &Target, tool: &str, body: Bytes) -> Result<Value, CallError> {
-        let request = hyper::Request::post(target.path.as_str())
-            .header("host", target.host.as_str())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", PROTOCOL)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
-            .body(Full::new(body))
-            .map_err(|e| CallError::Transport(e.into()))?;
+    /// POSTs one `tools/call` and returns the body of a 200 answer (the `data:` of its last
+    /// event if the server answered with a stream).
+    async fn call(&mut self, target: &Target, tool: Tool, body: Bytes) -> Result<Bytes, CallError> {
+        let mut request = hyper::Request::new(Full::new(body));
+        *request.method_mut() = hyper::Method::POST;
+        *request.uri_mut() = target.path.clone();
+        let headers = request.headers_mut();
+        headers.insert(HOST, target.host.clone());
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(PROTOCOL));
+        headers.insert(MCP_METHOD, HeaderValue::from_static("tools/call"));
+        headers.insert(MCP_NAME, HeaderValue::from_static(tool.name()));
         self.send
             .ready()
             .await
@@ -250,9 +260,8 @@ impl Connection {
         let status = response.status();
         let event_stream = response
             .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
+            .get(CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
         let body = response
             .into_body()
             .collect()
@@ -265,23 +274,25 @@ impl Connection {
                 String::from_utf8_lossy(&body)
             )));
         }
-        let json = if event_stream {
-            last_event_data(&body)?
-        } else {
-            &body[..]
-        };
-        let mut message: Value = serde_json::from_slice(json).map_err(|e| {
-            CallError::Answer(format!(
-                "not JSON ({e}): {}",
-                String::from_utf8_lossy(&body)
-            ))
-        })?;
-        if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(CallError::Answer(format!("not JSON-RPC 2.0: {message}")));
+        if event_stream {
+            let data = last_event_data(&body)?;
+            return Ok(body.slice_ref(data));
         }
-        match message.get_mut("result") {
-            Some(result) => Ok(result.take()),
-            None => Err(CallError::Answer(format!("no result: {message}"))),
+        Ok(body)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Tool {
+    Echo,
+    Provision,
+}
+
+impl Tool {
+    fn name(self) -> &'static str {
+        match self {
+            Tool::Echo => "echo",
+            Tool::Provision => "provision",
         }
     }
 }
@@ -313,28 +324,93 @@ impl std::fmt::Display for CallError {
     }
 }
 
-/// The text of a complete `CallToolResult` that is not an error.
-fn final_text(result: &Value) -> Result<String, CallError> {
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        return Err(CallError::Answer(format!("tool error: {result}")));
+// The answers as far as the checks read them, borrowed from the body (unknown members skipped).
+
+#[derive(Deserialize)]
+struct Reply<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+    #[serde(borrow)]
+    result: Option<CallResult<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallResult<'a> {
+    #[serde(borrow)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Vec<Block<'a>>,
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    input_requests: Option<InputRequests<'a>>,
+    #[serde(borrow)]
+    request_state: Option<Cow<'a, str>>,
+}
+
+impl CallResult<'_> {
+    /// Whether `inputRequests.region` is an `elicitation/create` request.
+    fn elicits_region(&self) -> bool {
+        let region = self.input_requests.as_ref().and_then(|r| r.region.as_ref());
+        region.is_some_and(|r| r.method == "elicitation/create")
     }
-    if let Some(kind) = result.get("resultType").and_then(Value::as_str)
-        && kind != "complete"
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct InputRequests<'a> {
+    #[serde(borrow)]
+    region: Option<InputRequest<'a>>,
+}
+
+#[derive(Deserialize)]
+struct InputRequest<'a> {
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+}
+
+/// The JSON-RPC `result` of an answer, checked to be one.
+fn result_of(body: &[u8]) -> Result<CallResult<'_>, CallError> {
+    let shown = || String::from_utf8_lossy(body).into_owned();
+    let reply: Reply<'_> = serde_json::from_slice(body)
+        .map_err(|e| CallError::Answer(format!("not a JSON-RPC answer ({e}): {}", shown())))?;
+    if reply.jsonrpc != "2.0" {
+        return Err(CallError::Answer(format!("not JSON-RPC 2.0: {}", shown())));
+    }
+    reply
+        .result
+        .ok_or_else(|| CallError::Answer(format!("no result: {}", shown())))
+}
+
+/// The text of a complete `CallToolResult` that is not an error.
+fn final_text<'r>(result: &'r CallResult<'_>, body: &[u8]) -> Result<&'r str, CallError> {
+    let shown = || String::from_utf8_lossy(body).into_owned();
+    if result.is_error == Some(true) {
+        return Err(CallError::Answer(format!("tool error: {}", shown())));
+    }
+    if result
+        .result_type
+        .as_deref()
+        .is_some_and(|k| k != "complete")
     {
         return Err(CallError::Answer(format!(
-            "resultType {kind:?}, expected complete: {result}"
+            "resultType is not complete: {}",
+            shown()
         )));
     }
     result
-        .get("content")
-        .and_then(Value::as_array)
-        .and_then(|content| {
-            content.iter().find_map(|block| {
-                (block.get("type")?.as_str()? == "text")
-                    .then(|| block.get("text")?.as_str().map(str::to_owned))?
-            })
-        })
-        .ok_or_else(|| CallError::Answer(format!("no text content: {result}")))
+        .content
+        .iter()
+        .find(|block| block.kind == "text")
+        .and_then(|block| block.text.as_deref())
+        .ok_or_else(|| CallError::Answer(format!("no text content: {}", shown())))
 }
 
 /// One operation of the scenario, every answer checked.
@@ -346,40 +422,44 @@ async fn operation(
 ) -> Result<(), CallError> {
     match scenario {
         Scenario::Echo => {
-            let result = connection.call(target, "echo", bodies.echo.clone()).await?;
-            let text = final_text(&result)?;
+            let body = connection
+                .call(target, Tool::Echo, bodies.echo.clone())
+                .await?;
+            let result = result_of(&body)?;
+            let text = final_text(&result, &body)?;
             if text != ECHO_TEXT {
                 return Err(CallError::Answer(format!("echo answered {text:?}")));
             }
         }
         Scenario::Mrtr => {
-            let first = connection
-                .call(target, "provision", bodies.provision.clone())
+            let body = connection
+                .call(target, Tool::Provision, bodies.provision.clone())
                 .await?;
-            if first.get("resultType").and_then(Value::as_str) != Some("input_required") {
+            let first = result_of(&body)?;
+            let shown = || String::from_utf8_lossy(&body).into_owned();
+            if first.result_type.as_deref() != Some("input_required") {
                 return Err(CallError::Answer(format!(
-                    "round 1 is not input_required: {first}"
+                    "round 1 is not input_required: {}",
+                    shown()
                 )));
             }
-            if !first
-                .pointer("/inputRequests/region")
-                .is_some_and(Value::is_object)
-            {
+            if !first.elicits_region() {
                 return Err(CallError::Answer(format!(
-                    "round 1 does not ask region: {first}"
+                    "round 1 does not elicit region: {}",
+                    shown()
                 )));
             }
             let token = first
-                .get("requestState")
-                .and_then(Value::as_str)
+                .request_state
+                .as_deref()
                 .filter(|t| !t.is_empty())
                 .ok_or_else(|| {
-                    CallError::Answer(format!("round 1 has no requestState: {first}"))
+                    CallError::Answer(format!("round 1 has no requestState: {}", shown()))
                 })?;
-            let second = connection
-                .call(target, "provision", Bodies::retry(token))
-                .await?;
-            let text = final_text(&second)?;
+            let retry = Bodies::retry(token);
+            let body = connection.call(target, Tool::Provision, retry).await?;
+            let second = result_of(&body)?;
+            let text = final_text(&second, &body)?;
             if !text.contains("eu-west-1") {
                 return Err(CallError::Answer(format!("round 2 answered {text:?}")));
             }
