@@ -141,6 +141,12 @@ def main(results):
             ms = servers["mcp"]["startup_ms"]
             print(f"| startup to first request < 50 ms | {ms:.1f} ms | {'yes' if ms < 50 else 'NO'} |")
 
+    busy = [r for r in runs if (r.get("loadgen_cpu_util") or 0) > 0.85]
+    for r in busy:
+        print(
+            f"\nWARNING: mcpload used {r['loadgen_cpu_util']:.2f} of its core in {r['peer']} {r['scenario']} c={r['conc']}: "
+            "that run may be bounded by the load generator, not the server (compare server CPU per op instead)."
+        )
     errors = sum(r["errors"] for r in raw_runs)
     print(f"\nErrors over all runs: {errors}. Raw data: `{results}`.")
 

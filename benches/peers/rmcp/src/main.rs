@@ -39,6 +39,7 @@ struct ProvisionArgs {
 
 #[derive(Clone)]
 struct Peer {
+    #[cfg_attr(feature = "fresh-router", allow(dead_code))]
     tool_router: ToolRouter<Self>,
     codec: Arc<RequestStateCodec>,
 }
