@@ -67,6 +67,21 @@ fn json(c: &mut Criterion) {
     c.bench_function("json/decode_tools_call_retry", |b| {
         b.iter(|| decode(black_box(&retry)))
     });
+    // The three steps of the retry's decode on their own: the params are walked twice, once
+    // for the head and once for `CallToolParams`.
+    let Ok(Incoming::Request(request)) = Incoming::parse(&retry) else {
+        panic!("not a request");
+    };
+    let params = request.params.as_deref();
+    c.bench_function("json/decode_retry_step_classify", |b| {
+        b.iter(|| Incoming::parse(black_box(&retry)))
+    });
+    c.bench_function("json/decode_retry_step_head", |b| {
+        b.iter(|| decode_params::<Head>(black_box(params)).map(|h| h.request_state))
+    });
+    c.bench_function("json/decode_retry_step_call_params", |b| {
+        b.iter(|| decode_params::<CallToolParams>(black_box(params)))
+    });
 
     let stamp = stamp();
     let id = RequestId::Number(1);
