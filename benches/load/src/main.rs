@@ -719,3 +719,78 @@ fn wait_command(options: Options) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Answers as the three servers sent them (captured with curl).
+    const PY_ECHO: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"text":"hello world","type":"text"}],"isError":false,"resultType":"complete","structuredContent":{"result":"hello world"},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"peer-bench","version":""}}}}"#;
+    const RMCP_ECHO: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"hello world"}],"isError":false}}"#;
+    const RMCP_ROUND1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"region":{"method":"elicitation/create","params":{"message":"Which region should 'orders' live in?","mode":"form","requestedSchema":{"properties":{"region":{"type":"string"}},"required":["region"],"type":"object"}}}},"requestState":"rs1.AAABojsk8P1wcm92aXNpb24tdjE.VDpPpkpNoRz7uuY9XVk-lbp_k3BZAj0USK2UWU4hA_s"}}"#;
+    const MCP_ROUND2: &str = r#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"Provisioned 'orders' in eu-west-1."}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench","version":"0.1.0"}}}}"#;
+    const REJECTED: &str = r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"invalid_request_state"}}}"#;
+
+    fn text_of(body: &str) -> Result<String, String> {
+        let result = result_of(body.as_bytes()).map_err(|e| e.to_string())?;
+        final_text(&result, body.as_bytes())
+            .map(str::to_owned)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn echo_answers_of_every_peer_pass() {
+        assert_eq!(text_of(PY_ECHO).as_deref(), Ok(ECHO_TEXT));
+        assert_eq!(text_of(RMCP_ECHO).as_deref(), Ok(ECHO_TEXT));
+        assert!(text_of(MCP_ROUND2).is_ok_and(|t| t.contains("eu-west-1")));
+    }
+
+    #[test]
+    fn errors_and_tool_errors_fail() {
+        assert!(text_of(REJECTED).is_err_and(|e| e.contains("no result")));
+        let tool_error = RMCP_ECHO.replace(r#""isError":false"#, r#""isError":true"#);
+        assert!(text_of(&tool_error).is_err_and(|e| e.contains("tool error")));
+        assert!(text_of(RMCP_ROUND1).is_err_and(|e| e.contains("not complete")));
+        assert!(text_of("<html>").is_err());
+    }
+
+    #[test]
+    fn round_one_is_read() {
+        let result = result_of(RMCP_ROUND1.as_bytes()).map_err(|e| e.to_string());
+        let result = result.expect("a result");
+        assert_eq!(result.result_type.as_deref(), Some("input_required"));
+        assert!(result.elicits_region());
+        assert!(result.request_state.is_some_and(|t| t.starts_with("rs1.")));
+        let echo = result_of(RMCP_ECHO.as_bytes()).map_err(|e| e.to_string());
+        assert!(!echo.expect("a result").elicits_region());
+    }
+
+    #[test]
+    fn an_event_stream_answer_is_read_from_its_last_data() {
+        let body = format!("event: message\ndata: {RMCP_ECHO}\n\n");
+        let data = last_event_data(body.as_bytes()).map_err(|e| e.to_string());
+        assert_eq!(data.expect("data"), RMCP_ECHO.as_bytes());
+    }
+
+    #[test]
+    fn the_retry_carries_the_answer_and_the_token() {
+        let body = Bodies::retry("a\"b");
+        let value: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
+        assert_eq!(value["params"]["requestState"], "a\"b");
+        assert_eq!(
+            value["params"]["inputResponses"]["region"]["content"]["region"],
+            "eu-west-1"
+        );
+        assert_eq!(
+            value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            PROTOCOL
+        );
+    }
+
+    #[test]
+    fn only_loopback_targets() {
+        assert!(Target::parse("http://127.0.0.1:8000/mcp").is_ok());
+        assert!(Target::parse("http://10.1.2.3:8000/mcp").is_err());
+        assert!(Target::parse("https://127.0.0.1:8000/mcp").is_err());
+    }
+}
