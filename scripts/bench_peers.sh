@@ -8,7 +8,8 @@
 #   scripts/bench_peers.sh [--duration SECS] [--warmup SECS] [--peers "mcp rmcp py"] [--repeat N]
 #
 # --repeat N runs the whole round (every peer, every run, servers restarted) N times back to
-# back; the report then gives medians, with the min-max of ops/s.
+# back, even rounds in reverse peer order; the report then gives medians, with the min-max of
+# ops/s.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -112,8 +113,14 @@ log "results in $OUT (load average $(loadavg))"
 # ---- the runs ----------------------------------------------------------------------------------
 RUN_LIMIT=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 60 }')
 for round in $(seq 1 "$REPEAT"); do
-log "round $round of $REPEAT"
-for peer in $PEERS; do
+# Even rounds take the peers in reverse order, so a drift in the machine's speed during the
+# invocation does not always favour the same peer.
+order="$PEERS"
+if [ $((round % 2)) -eq 0 ]; then
+  order="$(tr ' ' '\n' <<<"$PEERS" | grep . | tac | tr '\n' ' ')"
+fi
+log "round $round of $REPEAT: $order"
+for peer in $order; do
   port="$(free_port)"
   url="http://127.0.0.1:$port/mcp"
   read -r -a cmd <<<"$(server_command "$peer" "$port")"
