@@ -1,0 +1,157 @@
+"""Markdown report of one scripts/bench_peers.sh invocation: reads RESULTS_DIR/{meta.txt,
+runs.jsonl,servers.jsonl} and prints the run table, the server table, the ratios of `mcp` to
+each peer, and the issue's targets. With several rounds (--repeat), every figure is the median
+over the rounds (peak RSS: the highest), and ops/s shows the min-max. Standard library only.
+
+    python3 scripts/bench_report.py target/bench-results/<timestamp>
+"""
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def load(path):
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+
+
+def num(value, digits=0):
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def spread(run):
+    low, high = run["ops_range"]
+    return f" ({num(low)}-{num(high)})" if run["rounds"] > 1 else ""
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}x" if a and b else "-"
+
+
+def median_of(rows, key):
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return statistics.median(values) if values else None
+
+
+def combine_runs(rows):
+    """One run per (peer, scenario, conc): medians over the rounds, errors and ops summed."""
+    out = dict(rows[0])
+    for key in ("ops_per_s", "http_req_per_s", "p50_ms", "p99_ms", "server_cpu_util", "server_cpu_us_per_op", "loadgen_cpu_util"):
+        out[key] = median_of(rows, key)
+    out["ops"] = sum(r["ops"] for r in rows)
+    out["errors"] = sum(r["errors"] for r in rows)
+    out["rounds"] = len(rows)
+    out["ops_range"] = (min(r["ops_per_s"] for r in rows), max(r["ops_per_s"] for r in rows))
+    return out
+
+
+def combine_servers(rows):
+    out = dict(rows[0])
+    out["startup_ms"] = median_of(rows, "startup_ms")
+    out["idle_rss_kb"] = median_of(rows, "idle_rss_kb")
+    out["peak_rss_kb"] = max(r["peak_rss_kb"] for r in rows)
+    out["threads_at_end"] = rows[-1]["threads_at_end"]
+    return out
+
+
+def group(rows, key):
+    groups = {}
+    for row in rows:
+        groups.setdefault(key(row), []).append(row)
+    return groups
+
+
+def main(results):
+    raw_runs = load(results / "runs.jsonl")
+    runs = [combine_runs(rows) for rows in group(raw_runs, lambda r: (r["peer"], r["scenario"], r["conc"])).values()]
+    servers = {peer: combine_servers(rows) for peer, rows in group(load(results / "servers.jsonl"), lambda s: s["peer"]).items()}
+    rounds = max((r["rounds"] for r in runs), default=1)
+    meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
+    by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
+    peers = list(dict.fromkeys(r["peer"] for r in runs))
+
+    print(f"# Load benchmark: {results.name}\n")
+    print("```text\n" + meta.strip() + "\n```\n")
+    if rounds > 1:
+        print(f"Medians of {rounds} rounds; ops/s shows the min-max; ok and err are totals.\n")
+    print("### Throughput and latency (closed loop; mrtr op = one full 2-round exchange)\n")
+    print("| peer | scenario | conc | ops/s | HTTP req/s | p50 ms | p99 ms | ok | err | server CPU | server CPU µs/op | loadgen CPU |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in sorted(runs, key=lambda r: (r["scenario"], peers.index(r["peer"]), r["conc"])):
+        print(
+            f"| {r['peer']} | {r['scenario']} | {r['conc']} | {num(r['ops_per_s'])}{spread(r)} | {num(r['http_req_per_s'])} "
+            f"| {num(r['p50_ms'], 3)} | {num(r['p99_ms'], 3)} | {r['ops']} | {r['errors']} "
+            f"| {num(r.get('server_cpu_util'), 2)} | {num(r.get('server_cpu_us_per_op'), 1)} | {num(r.get('loadgen_cpu_util'), 2)} |"
+        )
+
+    print("\n### Servers (startup = spawn to first answered echo; RSS from /proc/PID/status)\n")
+    base = servers.get("rmcp")
+    print("| peer | startup ms | idle RSS MB | peak RSS MB (VmHWM) | peak vs rmcp | threads at end |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for peer in peers:
+        s = servers.get(peer)
+        if not s:
+            continue
+        vs = f"{s['peak_rss_kb'] / base['peak_rss_kb']:.2f}x" if base else "-"
+        print(
+            f"| {peer} | {s['startup_ms']:.1f} | {s['idle_rss_kb'] / 1024:.1f} | {s['peak_rss_kb'] / 1024:.1f} "
+            f"| {vs} | {s['threads_at_end']} |"
+        )
+
+    others = [p for p in peers if p != "mcp"]
+    if "mcp" in peers and others:
+        print("\n### Ratios (mcp / peer; >1 means mcp is better: more ops/s, lower latency, less CPU per op)\n")
+        print("| A / B | scenario | conc | throughput | p50 latency | p99 latency | server CPU per op |")
+        print("|---|---|---:|---:|---:|---:|---:|")
+        for peer in others:
+            for (p, scenario, conc), a in sorted(by_key.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+                b = by_key.get((peer, scenario, conc))
+                if p != "mcp" or not b:
+                    continue
+                print(
+                    f"| mcp / {peer} | {scenario} | {conc} | {ratio(a['ops_per_s'], b['ops_per_s'])} "
+                    f"| {ratio(b['p50_ms'], a['p50_ms'])} | {ratio(b['p99_ms'], a['p99_ms'])} "
+                    f"| {ratio(b.get('server_cpu_us_per_op'), a.get('server_cpu_us_per_op'))} |"
+                )
+
+        print("\n### Targets (issue 9)\n")
+        print("| target | measured | met |")
+        print("|---|---:|---|")
+
+        def thr(peer, scenario):
+            a, b = by_key.get(("mcp", scenario, 32)), by_key.get((peer, scenario, 32))
+            return a["ops_per_s"] / b["ops_per_s"] if a and b and b["ops_per_s"] else None
+
+        checks = [
+            ("echo c=32 ≥ 2× rmcp", thr("rmcp", "echo"), 2.0),
+            ("mrtr c=32 ≥ 2× rmcp", thr("rmcp", "mrtr"), 2.0),
+            ("echo c=32 ≥ 20× py", thr("py", "echo"), 20.0),
+            ("mrtr c=32 ≥ 20× py", thr("py", "mrtr"), 20.0),
+        ]
+        for name, value, goal in checks:
+            if value is not None:
+                print(f"| {name} | {value:.2f}x | {'yes' if value >= goal else 'NO'} |")
+        if "mcp" in servers and base:
+            mine, theirs = servers["mcp"]["peak_rss_kb"], base["peak_rss_kb"]
+            print(f"| peak RSS ≤ rmcp's | {mine / 1024:.1f} vs {theirs / 1024:.1f} MB | {'yes' if mine <= theirs else 'NO'} |")
+        if "mcp" in servers:
+            ms = servers["mcp"]["startup_ms"]
+            print(f"| startup to first request < 50 ms | {ms:.1f} ms | {'yes' if ms < 50 else 'NO'} |")
+
+    busy = [r for r in runs if (r.get("loadgen_cpu_util") or 0) > 0.85]
+    for r in busy:
+        print(
+            f"\nWARNING: mcpload used {r['loadgen_cpu_util']:.2f} of its core in {r['peer']} {r['scenario']} c={r['conc']}: "
+            "that run may be bounded by the load generator, not the server (compare server CPU per op instead)."
+        )
+    errors = sum(r["errors"] for r in raw_runs)
+    print(f"\nErrors over all runs: {errors}. Raw data: `{results}`.")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    main(Path(sys.argv[1]))
