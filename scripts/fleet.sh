@@ -38,7 +38,7 @@ ensure_nginx() {
   fi
   log "installing nginx from the Debian packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y --no-install-recommends nginx-light >&2 \
+  apt-get install -y --no-install-recommends nginx >&2 \
     || { apt-get update >&2 && apt-get install -y --no-install-recommends nginx >&2; } \
     || { log "cannot install nginx"; exit 77; }
   command -v nginx >/dev/null || exit 77
