@@ -265,6 +265,29 @@ impl HttpTransport {
         }
     }
 
+    /// Binds `addr` and [serves](Self::serve) until Ctrl-C or SIGTERM, with the grace period
+    /// set or else [`DEFAULT_GRACE_PERIOD`].
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::{protocol::Implementation, server::Server, transport::http::HttpTransport};
+    /// # use std::time::Duration;
+    /// # async fn run() -> std::io::Result<()> {
+    /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+    /// HttpTransport::new(server)
+    ///     .grace_period(Duration::from_secs(10))
+    ///     .drain(Duration::from_secs(3))
+    ///     .serve_until_signal("127.0.0.1:8000")
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn serve_until_signal(mut self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+        // Installed before listening: a supervisor may signal as soon as the port is open.
+        let signal = shutdown_signal();
+        let listener = TcpListener::bind(addr).await?;
+        self.grace_period.get_or_insert(DEFAULT_GRACE_PERIOD);
+        self.serve(listener, signal).await
+    }
+
     fn shared(&self) -> Shared {
         Shared {
             server: self.server.clone(),
@@ -288,31 +311,6 @@ impl HttpTransport {
 /// ```
 pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> std::io::Result<()> {
     HttpTransport::new(server).serve_until_signal(addr).await
-}
-
-impl HttpTransport {
-    /// Binds `addr` and [serves](Self::serve) until Ctrl-C or SIGTERM, with the grace period
-    /// set or else [`DEFAULT_GRACE_PERIOD`].
-    ///
-    /// ```no_run
-    /// # use mcp_runtime::{protocol::Implementation, server::Server, transport::http::HttpTransport};
-    /// # use std::time::Duration;
-    /// # async fn run() -> std::io::Result<()> {
-    /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
-    /// HttpTransport::new(server)
-    ///     .grace_period(Duration::from_secs(10))
-    ///     .drain(Duration::from_secs(3))
-    ///     .serve_until_signal("127.0.0.1:8000")
-    ///     .await
-    /// # }
-    /// ```
-    pub async fn serve_until_signal(mut self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
-        // Installed before listening: a supervisor may signal as soon as the port is open.
-        let signal = shutdown_signal();
-        let listener = TcpListener::bind(addr).await?;
-        self.grace_period.get_or_insert(DEFAULT_GRACE_PERIOD);
-        self.serve(listener, signal).await
-    }
 }
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: what process supervisors send. The
