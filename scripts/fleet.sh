@@ -6,6 +6,7 @@
 #   scripts/fleet.sh shared-keys        # one MCP_REQUEST_STATE_KEYS for all: every exchange completes
 #   scripts/fleet.sh per-process-keys   # no shared key: rounds are rejected; then the client restarts
 #   scripts/fleet.sh rotation           # roll [old] -> [old,new] -> [new,old] -> [new] under load
+#   scripts/fleet.sh rotation-unsafe    # the mistake, for contrast: [old] -> [new,old] directly
 #
 # Prints one JSON line per run on stdout (progress goes to stderr). Exits 77 when nginx is not
 # installed and cannot be (not root). Environment: FLEET_EXCHANGES, FLEET_CONCURRENCY,
@@ -15,8 +16,8 @@ set -euo pipefail
 
 mode="${1:-}"
 case "$mode" in
-  shared-keys | per-process-keys | rotation) ;;
-  *) echo "usage: $0 shared-keys|per-process-keys|rotation" >&2; exit 2 ;;
+  shared-keys | per-process-keys | rotation | rotation-unsafe) ;;
+  *) echo "usage: $0 shared-keys|per-process-keys|rotation|rotation-unsafe" >&2; exit 2 ;;
 esac
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${FLEET_BIN:-$root/target/debug/examples}"
@@ -212,9 +213,12 @@ case "$mode" in
     drive no-restart --exchanges "${FLEET_EXCHANGES:-300}"
     drive restart --exchanges "${FLEET_EXCHANGES:-300}" --restart-on-invalid-state 100
     ;;
-  rotation)
+  rotation | rotation-unsafe)
     old=$(new_key)
     new=$(new_key)
+    phases=("$old,$new" "$new,$old" "$new")
+    # Promoting the sealing key first: instances still on [old] cannot open what it seals.
+    [ "$mode" = rotation ] || phases=("$new,$old")
     start_fleet "$old"
     from=$(($(log_lines) + 1))
     started=$(date +%s.%N)
@@ -224,7 +228,7 @@ case "$mode" in
     driver_pid=$!
     sleep 1
     rolls=""
-    for phase in "$old,$new" "$new,$old" "$new"; do
+    for phase in "${phases[@]}"; do
       case "$phase" in
         "$old,$new") name="old,new" ;;
         "$new,$old") name="new,old" ;;

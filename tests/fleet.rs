@@ -1,7 +1,8 @@
 //! Three provisioner processes behind a real nginx, round-robin (`scripts/fleet.sh`), driven by
 //! `examples/fleet_load.rs`: with shared keys every exchange completes whichever instance each
 //! round reaches; with per-process keys rounds are rejected with the fixed error and only
-//! restarts finish the calls; a key rotation rolled through the fleet under load fails nothing.
+//! restarts finish the calls; a key rotation rolled through the fleet under load fails nothing,
+//! while promoting the new key first (the mistake the three phases avoid) rejects rounds.
 //!
 //! Skipped, saying so, when nginx is missing and cannot be installed, unless `CI` is set: then
 //! that is a failure.
@@ -166,4 +167,20 @@ fn a_key_rotation_rolled_through_the_fleet_under_load_fails_no_exchange() {
         "{run}"
     );
     assert!(rolls.iter().all(|r| r["exit"] == 0), "{run}");
+}
+
+#[test]
+fn promoting_the_new_key_first_rejects_rounds_mid_rollout() {
+    // The contrast to the rotation above: [old] straight to [new,old].
+    let Some(runs) = fleet("rotation-unsafe") else {
+        return;
+    };
+    let run = &runs[0];
+    assert!(count(run, "/driver/rejected_rounds") > 0, "{run}");
+    assert_eq!(
+        count(run, "/driver/failed"),
+        count(run, "/driver/rejected_rounds"),
+        "{run}"
+    );
+    only_fixed_rejections(run);
 }
