@@ -5,10 +5,14 @@
 //! ```sh
 //! cargo run --example provisioner
 //! cargo run --example provisioner -- --http 127.0.0.1:8000   # http://127.0.0.1:8000/mcp
+//! cargo run --example provisioner -- --http 127.0.0.1:8000 --grace 10 --drain 3
 //! ```
 //!
 //! With `MCP_REQUEST_STATE_KEYS` set (comma-separated secrets of 32 bytes or more), every
 //! instance started with the same keys can finish a round that another one started.
+//! On SIGTERM or Ctrl-C the HTTP server stops accepting, leaves idle connections up to
+//! `--drain` seconds for a load balancer to close (default 0), lets in-flight requests finish
+//! within `--grace` seconds (default 30), and exits 0.
 
 use mcp::state::RequestStateSecurity;
 use mcp::{Elicit, Elicited, McpServer};
@@ -68,24 +72,36 @@ async fn provision(
     }
 }
 
+const USAGE: &str = "usage: provisioner [--http ADDR [--grace SECS] [--drain SECS]]";
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
         Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
         None => RequestStateSecurity::ephemeral(),
     };
-    let server = McpServer::new("provisioner")
+    let mut server = McpServer::new("provisioner")
         .version(env!("CARGO_PKG_VERSION"))
         .tools(mcp::tools![provision])
         .request_state_security(security);
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        [] => server.serve_stdio().await?,
-        ["--http", addr] => {
-            eprintln!("serving http://{addr}/mcp");
-            server.serve_http(addr.to_owned()).await?;
-        }
-        _ => anyhow::bail!("usage: provisioner [--http ADDR]"),
+    let (addr, options) = match &args[..] {
+        [] => return Ok(server.serve_stdio().await?),
+        [flag, addr, options @ ..] if flag == "--http" => (addr, options),
+        _ => anyhow::bail!(USAGE),
+    };
+    for pair in options.chunks(2) {
+        let [flag, seconds] = pair else {
+            anyhow::bail!(USAGE);
+        };
+        let seconds = std::time::Duration::try_from_secs_f64(seconds.parse()?)?;
+        server = match flag.as_str() {
+            "--grace" => server.grace_period(seconds),
+            "--drain" => server.drain(seconds),
+            _ => anyhow::bail!(USAGE),
+        };
     }
+    eprintln!("serving http://{addr}/mcp");
+    server.serve_http(addr.clone()).await?;
     Ok(())
 }

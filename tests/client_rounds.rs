@@ -265,3 +265,94 @@ async fn a_call_timeout_bounds_all_rounds() {
         .expect_err("bounded");
     assert!(matches!(error, ClientError::Timeout(_)), "{error}");
 }
+
+/// A client end whose messages go to two servers of their own (per-process keys): the `n`th
+/// message (from 0) to the second when `to_second(n)`, else to the first; like retries behind a
+/// load balancer without shared keys.
+fn two_instances(to_second: fn(usize) -> bool) -> mcp::transport::Duplex {
+    let first = server().serve_in_memory().expect("valid server");
+    let second = server().serve_in_memory().expect("valid server");
+    let (client_end, mut balancer) = mcp::transport::memory::pair();
+    let answers = balancer.outgoing.clone();
+    for mut instance in [first.incoming, second.incoming] {
+        let answers = answers.clone();
+        tokio::spawn(async move {
+            while let Some(Ok(line)) = instance.recv().await {
+                let _ = answers.send(line).await;
+            }
+        });
+    }
+    let (first, second) = (first.outgoing, second.outgoing);
+    tokio::spawn(async move {
+        let mut sent = 0;
+        while let Some(Ok(line)) = balancer.incoming.recv().await {
+            let instance = if to_second(sent) { &second } else { &first };
+            let _ = instance.send(line).await;
+            sent += 1;
+        }
+    });
+    client_end
+}
+
+#[tokio::test]
+async fn a_rejected_state_fails_the_call_unless_the_client_restarts_it() {
+    // Round 2 of the first attempt lands on the other instance.
+    let only_the_second_message = |n| n == 1;
+    let duplex = two_instances(only_the_second_message);
+    let client = answering(
+        Client::connect(duplex, Implementation::new("c", "1")),
+        Arc::default(),
+    );
+    let error = client
+        .call_tool("provision", Some(json!({"name": "orders"})))
+        .await
+        .expect_err("the other instance cannot open the state");
+    let ClientError::Rpc(error) = error else {
+        panic!("a protocol error: {error}");
+    };
+    assert!(error.is_invalid_request_state(), "{error:?}");
+
+    let asked = Arc::new(AtomicU32::new(0));
+    let duplex = two_instances(only_the_second_message);
+    let client = answering(
+        Client::connect(duplex, Implementation::new("c", "1")),
+        asked.clone(),
+    )
+    .restart_on_invalid_state(1);
+    let result = client
+        .call_tool("provision", Some(json!({"name": "orders"})))
+        .await
+        .expect("the restarted call completes on one instance");
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        3,
+        "the region is asked again after the restart, then the confirmation"
+    );
+}
+
+#[tokio::test]
+async fn restarts_are_bounded() {
+    // Every retry lands on the other instance: no attempt can finish.
+    let every_retry = |n| n % 2 == 1;
+    let duplex = two_instances(every_retry);
+    let asked = Arc::new(AtomicU32::new(0));
+    let client = answering(
+        Client::connect(duplex, Implementation::new("c", "1")),
+        asked.clone(),
+    )
+    .restart_on_invalid_state(2);
+    let error = client
+        .call_tool("provision", Some(json!({"name": "orders"})))
+        .await
+        .expect_err("three attempts, all rejected");
+    assert!(
+        matches!(&error, ClientError::Rpc(e) if e.is_invalid_request_state()),
+        "{error}"
+    );
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        3,
+        "one region question per attempt"
+    );
+}

@@ -1,20 +1,35 @@
-//! Graceful shutdown: SIGTERM ends a served process with exit 0, and the grace period bounds
-//! how long a stuck request can hold the shutdown.
+//! Graceful shutdown: SIGTERM or SIGINT ends a served process with exit 0; once the signal is
+//! in, new connections are refused while in-flight requests are answered (`Connection: close`);
+//! idle connections are left to their peer for the drain period; the grace period bounds how
+//! long a stuck request can hold the shutdown.
 
 #![cfg(all(feature = "http", unix))]
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use http_support::{Running, modern, parse_reply, read_to_close, read_within};
 use mcp::McpServer;
 use mcp::transport::http::HttpTransport;
+use serde_json::json;
 use support::example;
+use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
+mod http_support;
 mod support;
 
 #[test]
 fn sigterm_stops_an_http_server_with_exit_zero() {
+    stops_with_exit_zero_on("-TERM");
+}
+
+#[test]
+fn sigint_stops_an_http_server_with_exit_zero() {
+    stops_with_exit_zero_on("-INT");
+}
+
+fn stops_with_exit_zero_on(signal: &str) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
@@ -34,9 +49,9 @@ fn sigterm_stops_an_http_server_with_exit_zero() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
-        .expect("send SIGTERM");
+        .expect("send the signal");
     assert!(status.success());
     let deadline = Instant::now() + Duration::from_secs(10);
     let exit = loop {
@@ -45,7 +60,7 @@ fn sigterm_stops_an_http_server_with_exit_zero() {
         }
         assert!(
             Instant::now() < deadline,
-            "the server did not stop after SIGTERM"
+            "the server did not stop after {signal}"
         );
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -104,4 +119,117 @@ async fn the_grace_period_bounds_a_stuck_request() {
         "{:?}",
         started.elapsed()
     );
+}
+
+#[tokio::test]
+async fn an_in_flight_request_is_answered_while_new_connections_are_refused() {
+    let s = Running::with(|t| t.grace_period(Duration::from_secs(5))).await;
+    let mut slow = s
+        .post(modern(1, "tools/call", json!({"name": "slow"})))
+        .routing("tools/call", Some("slow"))
+        .open()
+        .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.stop.cancel();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert!(!s.task.is_finished(), "the slow request is still running");
+    assert!(
+        tokio::net::TcpStream::connect(s.addr).await.is_err(),
+        "a new connection is refused while the old request finishes"
+    );
+    let reply = parse_reply(&read_to_close(&mut slow, "the in-flight answer").await);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "slow done");
+    assert_eq!(reply.header("connection"), Some("close"));
+    let served = tokio::time::timeout(Duration::from_secs(5), s.task)
+        .await
+        .expect("the server stopped")
+        .expect("join");
+    assert!(served.is_ok(), "{served:?}");
+}
+
+/// An `echo` request that leaves the connection open.
+fn keep_alive_echo(addr: std::net::SocketAddr, id: i64) -> Vec<u8> {
+    let body = modern(id, "tools/call", json!({"name": "echo"}));
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: tools/call\r\nmcp-name: echo\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Reads one small response from a kept-alive connection (up to the end of its JSON body).
+async fn read_one(stream: &mut tokio::net::TcpStream) -> String {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.ends_with(b"}") {
+        let n = read_within(stream, &mut buf, "a response").await;
+        assert!(n > 0, "closed early: {:?}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+#[tokio::test]
+async fn an_idle_connection_drains_until_its_peer_is_told_to_close() {
+    let s = Running::with(|t| t.drain(Duration::from_secs(10))).await;
+    let mut idle = tokio::net::TcpStream::connect(s.addr)
+        .await
+        .expect("connect");
+    idle.write_all(&keep_alive_echo(s.addr, 1))
+        .await
+        .expect("send");
+    let first = read_one(&mut idle).await;
+    assert!(
+        !first.to_ascii_lowercase().contains("connection: close"),
+        "{first}"
+    );
+    s.stop.cancel();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !s.task.is_finished(),
+        "the idle connection is not closed under its peer"
+    );
+    // A balancer sending on it now is still answered, and told not to reuse the connection.
+    idle.write_all(&keep_alive_echo(s.addr, 2))
+        .await
+        .expect("send");
+    let reply = parse_reply(&read_to_close(&mut idle, "the answer, then the close").await);
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("connection"), Some("close"));
+    let started = Instant::now();
+    let served = tokio::time::timeout(Duration::from_secs(5), s.task)
+        .await
+        .expect("the server stops once its last connection closed, not after the drain")
+        .expect("join");
+    assert!(served.is_ok(), "{served:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn the_drain_period_bounds_an_idle_connection() {
+    let s = Running::with(|t| t.drain(Duration::from_millis(300))).await;
+    let mut idle = tokio::net::TcpStream::connect(s.addr)
+        .await
+        .expect("connect");
+    idle.write_all(&keep_alive_echo(s.addr, 1))
+        .await
+        .expect("send");
+    read_one(&mut idle).await;
+    let started = Instant::now();
+    s.stop.cancel();
+    let served = tokio::time::timeout(Duration::from_secs(5), s.task)
+        .await
+        .expect("the server stops after the drain")
+        .expect("join");
+    assert!(served.is_ok(), "{served:?}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "{:?}",
+        started.elapsed()
+    );
+    // The server closed the idle connection.
+    assert!(read_to_close(&mut idle, "the close").await.is_empty());
 }

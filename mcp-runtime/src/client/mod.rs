@@ -92,6 +92,7 @@ struct Inner {
     notifications: Mutex<Option<mpsc::UnboundedReceiver<RawNotification>>>,
     callbacks: Arc<Mutex<Callbacks>>,
     max_rounds: AtomicU32,
+    restarts: AtomicU32,
     call_timeout: Mutex<Option<std::time::Duration>>,
     closed: Arc<AtomicBool>,
 }
@@ -156,6 +157,7 @@ impl Client {
                 notifications: Mutex::new(Some(note_rx)),
                 callbacks,
                 max_rounds: AtomicU32::new(DEFAULT_MAX_ROUNDS),
+                restarts: AtomicU32::new(0),
                 call_timeout: Mutex::new(None),
                 closed,
             }),
@@ -202,6 +204,33 @@ impl Client {
     pub fn with_max_rounds(self, max: u32) -> Self {
         self.inner.max_rounds.store(max, Ordering::Relaxed);
         self
+    }
+
+    /// Starts a call over from its first round, up to `max` times per call, when the server
+    /// rejects the `requestState` of a retry with the fixed `Invalid or expired requestState`
+    /// error (default 0: the call fails with that error).
+    ///
+    /// That happens when a retry reaches a server that cannot open the state: another instance
+    /// without the shared keys, the same one after a restart with a per-process key, or a round
+    /// that waited past the state's lifetime. Starting over runs the handlers again: the user is
+    /// asked the questions of the call again. Opt in when that is acceptable.
+    ///
+    /// ```
+    /// # use mcp_runtime::{client::Client, protocol::Implementation, transport::memory};
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let (client_end, _server_end) = memory::pair();
+    /// let client = Client::connect(client_end, Implementation::new("me", "1.0.0"))
+    ///     .restart_on_invalid_state(3);
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn restart_on_invalid_state(self, max: u32) -> Self {
+        self.inner.restarts.store(max, Ordering::Relaxed);
+        self
+    }
+
+    pub(crate) fn max_restarts(&self) -> u32 {
+        self.inner.restarts.load(Ordering::Relaxed)
     }
 
     fn register(self, set: impl FnOnce(&mut Callbacks)) -> Self {

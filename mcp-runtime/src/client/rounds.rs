@@ -52,14 +52,31 @@ impl Client {
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
     {
         let max = self.max_rounds();
+        let mut restarts_left = self.max_restarts();
         let mut responses = resume.input_responses;
         let mut state = resume.request_state;
         let mut backoff = FIRST_BACKOFF;
         let mut rounds = 0u32;
         loop {
-            let ask = match send(responses.take(), state.take()).await? {
-                Outcome::Complete(result) => return Ok(result),
-                Outcome::InputRequired(ask) => ask,
+            let retried = state.is_some();
+            let ask = match send(responses.take(), state.take()).await {
+                Ok(Outcome::Complete(result)) => return Ok(result),
+                Ok(Outcome::InputRequired(ask)) => ask,
+                // The state cannot be opened here (another instance's key, a restart, expiry):
+                // only a fresh call can go on.
+                Err(ClientError::Rpc(e))
+                    if retried && restarts_left > 0 && e.is_invalid_request_state() =>
+                {
+                    restarts_left -= 1;
+                    tracing::info!(
+                        restarts_left,
+                        "the server rejected the requestState; starting the call over"
+                    );
+                    rounds = 0;
+                    backoff = FIRST_BACKOFF;
+                    continue;
+                }
+                Err(e) => return Err(e),
             };
             rounds += 1;
             if rounds > max {

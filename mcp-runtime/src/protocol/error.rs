@@ -124,6 +124,19 @@ impl McpError {
             .with_data(json!({ "reason": "invalid_request_state" }))
     }
 
+    /// Whether this is the fixed rejection of a `requestState` (see
+    /// [`invalid_request_state`](Self::invalid_request_state)): the round cannot be retried,
+    /// only the call started over.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::McpError;
+    /// assert!(McpError::invalid_request_state().is_invalid_request_state());
+    /// assert!(!McpError::invalid_params("unknown tool: nope").is_invalid_request_state());
+    /// ```
+    pub fn is_invalid_request_state(&self) -> bool {
+        self.code == code::INVALID_PARAMS && self.message == INVALID_REQUEST_STATE_MESSAGE
+    }
+
     /// -32602 for a resource that does not exist, with the URI in `data`.
     pub fn resource_not_found(uri: &str) -> Self {
         Self::new(code::INVALID_PARAMS, format!("Resource not found: {uri}"))

@@ -69,6 +69,15 @@ pub struct McpServer {
     security: RequestStateSecurity,
     app_state: AppState,
     complete: Option<CompletionHandler>,
+    shutdown: Shutdown,
+}
+
+/// How [`McpServer::serve_http`] shuts down; see [`McpServer::grace_period`] and
+/// [`McpServer::drain`].
+#[derive(Debug, Clone, Copy, Default)]
+struct Shutdown {
+    grace_period: Option<std::time::Duration>,
+    drain: std::time::Duration,
 }
 
 /// The `completion/complete` handler, kept aside until [`McpServer::build`] hands it to the
@@ -140,6 +149,7 @@ impl McpServer {
             app_state: AppState::default(),
             security: RequestStateSecurity::ephemeral(),
             complete: None,
+            shutdown: Shutdown::default(),
         }
     }
 
@@ -228,6 +238,36 @@ impl McpServer {
         self
     }
 
+    /// How long [`serve_http`](Self::serve_http) lets in-flight requests finish after Ctrl-C or
+    /// SIGTERM before it returns anyway (default 30 s, the transport's `DEFAULT_GRACE_PERIOD`).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    ///     .grace_period(Duration::from_secs(10));
+    /// # let _ = server;
+    /// ```
+    pub fn grace_period(mut self, grace: std::time::Duration) -> Self {
+        self.shutdown.grace_period = Some(grace);
+        self
+    }
+
+    /// How long, after the signal, [`serve_http`](Self::serve_http) leaves idle keep-alive
+    /// connections for their peer to close (default zero). Behind a load balancer that pools
+    /// connections, set it longer than the balancer's upstream idle timeout, so a POST is never
+    /// sent on a connection the server is closing (the transport's `HttpTransport::drain`).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    ///     .drain(Duration::from_secs(3));
+    /// # let _ = server;
+    /// ```
+    pub fn drain(mut self, drain: std::time::Duration) -> Self {
+        self.shutdown.drain = drain;
+        self
+    }
+
     /// Checks the registrations and assembles the low-level [`Server`].
     pub fn build(self) -> Result<Server, BuildError> {
         unique("tool", self.tools.iter().map(|e| e.tool.name.as_str()))?;
@@ -286,12 +326,21 @@ impl McpServer {
         Ok(())
     }
 
-    /// Serves MCP over Streamable HTTP at `http://addr/mcp` (both generations) until Ctrl-C;
-    /// in-flight requests finish first. See [`crate::transport::http`] to mount it in an axum app.
+    /// Serves MCP over Streamable HTTP at `http://addr/mcp` (both generations) until Ctrl-C or
+    /// SIGTERM; then it stops accepting, and in-flight requests finish first (within the
+    /// [`grace_period`](Self::grace_period)). See [`crate::transport::http`] to mount it in an
+    /// axum app.
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), ServeError> {
-        let server = self.build()?;
-        crate::transport::http::serve_http(server, addr).await?;
+        let Shutdown {
+            grace_period,
+            drain,
+        } = self.shutdown;
+        let mut transport = crate::transport::http::HttpTransport::new(self.build()?).drain(drain);
+        if let Some(grace) = grace_period {
+            transport = transport.grace_period(grace);
+        }
+        transport.serve_until_signal(addr).await?;
         Ok(())
     }
 

@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod drain;
 mod headers;
 mod legacy_session;
 mod modern;
@@ -85,6 +86,7 @@ pub struct HttpTransport {
     session_idle_timeout: Duration,
     streams_closing: CancellationToken,
     grace_period: Option<Duration>,
+    drain: Duration,
 }
 
 /// How long [`serve_http`] lets in-flight requests finish after a shutdown signal.
@@ -104,13 +106,30 @@ impl HttpTransport {
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             streams_closing: CancellationToken::new(),
             grace_period: None,
+            drain: Duration::ZERO,
         }
     }
 
     /// Bounds graceful shutdown: once the shutdown future completes, in-flight requests get this
-    /// long to finish before [`serve`](Self::serve) returns anyway (default: no bound).
+    /// long to finish before [`serve`](Self::serve) returns anyway (default: no bound). The
+    /// [`drain`](Self::drain) counts within it.
     pub fn grace_period(mut self, grace: Duration) -> Self {
         self.grace_period = Some(grace);
+        self
+    }
+
+    /// How long, after the shutdown signal, idle keep-alive connections are left open for their
+    /// peer to close (default zero: closed at once).
+    ///
+    /// On the signal the server stops accepting at once, and every response it still sends says
+    /// `Connection: close`. A load balancer that pools connections to this server may be sending
+    /// a POST on an idle one at the very moment the server closes it; that request is lost, and
+    /// a balancer does not retry a POST it has sent. Behind one, set this longer than the
+    /// balancer's idle timeout for upstream connections (nginx: `keepalive_timeout` in the
+    /// `upstream` block), so the balancer closes them first. Shutdown moves on as soon as every
+    /// connection is closed.
+    pub fn drain(mut self, drain: Duration) -> Self {
+        self.drain = drain;
         self
     }
 
@@ -168,7 +187,8 @@ impl HttpTransport {
         self
     }
 
-    /// Ends the long-lived GET streams of 2025-11-25 sessions when `token` is cancelled.
+    /// Ends the long-lived GET streams of 2025-11-25 sessions when `token` is cancelled, and
+    /// from then on marks every response `Connection: close`.
     ///
     /// A graceful shutdown waits for open responses, and a GET stream never finishes on its
     /// own, so an application that mounts [`into_router`](Self::into_router) into its own
@@ -182,13 +202,20 @@ impl HttpTransport {
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
+        let stopping = self.streams_closing.clone();
         Router::new()
             .route(&self.path, post(on_post).get(on_get).delete(on_delete))
             .layer(DefaultBodyLimit::max(self.body_limit))
+            .layer(axum::middleware::map_response(move |response: Response| {
+                let response = drain::close_when_stopping(&stopping, response);
+                async move { response }
+            }))
             .with_state(shared)
     }
 
-    /// Serves on `listener` until `shutdown` completes, then lets in-flight requests finish.
+    /// Serves on `listener` until `shutdown` completes, then stops accepting, lets idle
+    /// connections [`drain`](Self::drain) and in-flight requests finish (within the
+    /// [`grace_period`](Self::grace_period), if set).
     ///
     /// ```no_run
     /// # use mcp_runtime::{protocol::Implementation, server::Server, transport::http::HttpTransport};
@@ -206,21 +233,27 @@ impl HttpTransport {
         F: Future<Output = ()> + Send + 'static,
     {
         let closing = self.streams_closing.clone();
-        let grace = self.grace_period;
-        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
-        let shutdown = async move {
-            shutdown.await;
-            closing.cancel();
-            let _ = stopping.send(());
+        let (grace, drain) = (self.grace_period, self.drain);
+        // Its own token: an application cancelling `close_streams_on` only ends streams.
+        let stop = CancellationToken::new();
+        let listener = drain::DrainingListener::new(listener, stop.clone());
+        let open = listener.open_connections();
+        // axum's own graceful shutdown closes idle connections, so it starts after the drain.
+        let drained = {
+            let stop = stop.clone();
+            async move {
+                shutdown.await;
+                closing.cancel();
+                stop.cancel();
+                let _ = tokio::time::timeout(drain, open.all_closed()).await;
+            }
         };
-        let serving = axum::serve(listener, self.into_router()).with_graceful_shutdown(shutdown);
+        let serving = axum::serve(listener, self.into_router()).with_graceful_shutdown(drained);
         let Some(grace) = grace else {
             return serving.await;
         };
         let deadline = async move {
-            if stopped.await.is_err() {
-                std::future::pending::<()>().await;
-            }
+            stop.cancelled().await;
             tokio::time::sleep(grace).await;
         };
         tokio::select! {
@@ -230,6 +263,29 @@ impl HttpTransport {
                 Ok(())
             }
         }
+    }
+
+    /// Binds `addr` and [serves](Self::serve) until Ctrl-C or SIGTERM, with the grace period
+    /// set or else [`DEFAULT_GRACE_PERIOD`].
+    ///
+    /// ```no_run
+    /// # use mcp_runtime::{protocol::Implementation, server::Server, transport::http::HttpTransport};
+    /// # use std::time::Duration;
+    /// # async fn run() -> std::io::Result<()> {
+    /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+    /// HttpTransport::new(server)
+    ///     .grace_period(Duration::from_secs(10))
+    ///     .drain(Duration::from_secs(3))
+    ///     .serve_until_signal("127.0.0.1:8000")
+    ///     .await
+    /// # }
+    /// ```
+    pub async fn serve_until_signal(mut self, addr: impl ToSocketAddrs) -> std::io::Result<()> {
+        // Installed before listening: a supervisor may signal as soon as the port is open.
+        let signal = shutdown_signal();
+        let listener = TcpListener::bind(addr).await?;
+        self.grace_period.get_or_insert(DEFAULT_GRACE_PERIOD);
+        self.serve(listener, signal).await
     }
 
     fn shared(&self) -> Shared {
@@ -254,13 +310,7 @@ impl HttpTransport {
 /// # }
 /// ```
 pub async fn serve_http(server: Server, addr: impl ToSocketAddrs) -> std::io::Result<()> {
-    // Installed before listening: a supervisor may signal as soon as the port is open.
-    let signal = shutdown_signal();
-    let listener = TcpListener::bind(addr).await?;
-    HttpTransport::new(server)
-        .grace_period(DEFAULT_GRACE_PERIOD)
-        .serve(listener, signal)
-        .await
+    HttpTransport::new(server).serve_until_signal(addr).await
 }
 
 /// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: what process supervisors send. The
