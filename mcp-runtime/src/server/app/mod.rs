@@ -69,6 +69,8 @@ pub struct McpServer {
     security: RequestStateSecurity,
     app_state: AppState,
     complete: Option<CompletionHandler>,
+    #[cfg(feature = "http")]
+    auth: Option<crate::auth::ResourceServer>,
 }
 
 /// The `completion/complete` handler, kept aside until [`McpServer::build`] hands it to the
@@ -140,6 +142,8 @@ impl McpServer {
             app_state: AppState::default(),
             security: RequestStateSecurity::ephemeral(),
             complete: None,
+            #[cfg(feature = "http")]
+            auth: None,
         }
     }
 
@@ -280,8 +284,46 @@ impl McpServer {
         Ok(builder.build())
     }
 
+    /// Requires OAuth 2.1 bearer tokens on [`serve_http`](Self::serve_http): the endpoint
+    /// becomes a resource server (see [`ResourceServer`](crate::auth::ResourceServer)).
+    /// Handlers read the caller with `Context::identity`, and sealed `requestState` is bound to
+    /// it. Stdio and in-memory serving ignore it: a local process takes its credentials from
+    /// its environment, as the MCP spec says.
+    ///
+    /// With JWT access tokens (feature `jwt`) this is
+    /// `.auth(ResourceServer::jwt(resource_url, issuer, JwtKey::hmac(secret)?)?)`; any other
+    /// kind of token takes a [`TokenVerifier`](crate::auth::TokenVerifier):
+    ///
+    /// ```no_run
+    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let introspect = verify_fn(|token: String| async move {
+    ///     // Ask the authorization server about `token` (RFC 7662)…
+    ///     Err::<Identity, _>(AuthError::invalid(format!("unknown token of {} bytes", token.len())))
+    /// });
+    /// McpServer::new("billing")
+    ///     .auth(ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", introspect)?)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<(), BuildError> {
+        #[cfg(feature = "http")]
+        if self.auth.is_some() {
+            tracing::warn!(
+                "bearer-token authorization applies to HTTP only; stdio is served without it"
+            );
+        }
         self.build()?.serve_stdio().await;
         Ok(())
     }
@@ -289,9 +331,16 @@ impl McpServer {
     /// Serves MCP over Streamable HTTP at `http://addr/mcp` (both generations) until Ctrl-C;
     /// in-flight requests finish first. See [`crate::transport::http`] to mount it in an axum app.
     #[cfg(feature = "http")]
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), ServeError> {
-        let server = self.build()?;
-        crate::transport::http::serve_http(server, addr).await?;
+    pub async fn serve_http(
+        mut self,
+        addr: impl tokio::net::ToSocketAddrs,
+    ) -> Result<(), ServeError> {
+        let auth = self.auth.take();
+        let mut transport = crate::transport::http::HttpTransport::new(self.build()?);
+        if let Some(auth) = auth {
+            transport = transport.auth(auth);
+        }
+        crate::transport::http::serve_until_signal(transport, addr).await?;
         Ok(())
     }
 
