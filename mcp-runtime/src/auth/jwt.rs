@@ -160,7 +160,8 @@ impl JwtVerifier {
         }
     }
 
-    /// Narrows the accepted algorithms (default: every algorithm of the key's family).
+    /// Narrows the accepted algorithms (default, and for an empty list: every algorithm of the
+    /// key's family).
     pub fn algorithms(
         mut self,
         algorithms: impl IntoIterator<Item = Algorithm>,

@@ -288,7 +288,8 @@ impl McpServer {
     /// becomes a resource server (see [`ResourceServer`](crate::auth::ResourceServer)).
     /// Handlers read the caller with `Context::identity`, and sealed `requestState` is bound to
     /// it. Stdio and in-memory serving ignore it: a local process takes its credentials from
-    /// its environment, as the MCP spec says.
+    /// its environment, as the MCP spec says. [`build`](Self::build) does not carry it either;
+    /// a server mounted with `HttpTransport` gets it from `HttpTransport::auth`.
     ///
     /// With JWT access tokens (feature `jwt`) this is
     /// `.auth(ResourceServer::jwt(resource_url, issuer, JwtKey::hmac(secret)?)?)`; any other

@@ -114,7 +114,8 @@ impl HttpTransport {
 
     /// Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token
     /// that `auth` accepts, handlers see the verified caller in their context, sealed
-    /// `requestState` is bound to that caller, and the RFC 9728 metadata is served (without a
+    /// `requestState` is bound to that caller (under the server's sealing policy, which
+    /// `McpServer` turns on by default), and the RFC 9728 metadata is served (without a
     /// token) at `/.well-known/oauth-protected-resource` and at the same path followed by the
     /// resource's path. The resource URL's host and origin join the allowed ones.
     ///
