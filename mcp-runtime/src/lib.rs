@@ -7,7 +7,7 @@
 //! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
 //! - [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP transports.
 //! - [`client`]: a client that speaks both generations.
-//! - [`auth`]: the verified identity of a caller.
+//! - [`auth`]: OAuth 2.1 resource-server authorization and the verified identity of a caller.
 #![forbid(unsafe_code)]
 
 pub mod auth;

@@ -173,6 +173,7 @@ pub fn modern(id: i64, method: &str, mut params: Value) -> String {
 pub struct Request {
     addr: SocketAddr,
     method: String,
+    path: String,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
     host_set: bool,
@@ -183,6 +184,7 @@ impl Request {
         Self {
             addr,
             method: method.to_owned(),
+            path: "/mcp".to_owned(),
             headers: Vec::new(),
             body,
             host_set: false,
@@ -198,6 +200,12 @@ impl Request {
         self
     }
 
+    /// Another request target than `/mcp` (a path, with a query if any).
+    pub fn path(mut self, path: &str) -> Self {
+        self.path = path.to_owned();
+        self
+    }
+
     /// The 2026-07-28 routing headers for `method` (and `name` when given).
     pub fn routing(self, method: &str, name: Option<&str>) -> Self {
         let r = self
@@ -210,7 +218,7 @@ impl Request {
     }
 
     fn head(&self) -> Vec<u8> {
-        let mut head = format!("{} /mcp HTTP/1.1\r\n", self.method);
+        let mut head = format!("{} {} HTTP/1.1\r\n", self.method, self.path);
         if !self.host_set {
             head.push_str(&format!("host: {}\r\n", self.addr));
         }

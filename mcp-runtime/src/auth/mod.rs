@@ -1,8 +1,31 @@
-//! The verified identity of a caller.
+//! Authorization: the MCP endpoint as an OAuth 2.1 resource server.
 //!
-//! A transport that authenticates requests (an OAuth 2.1 bearer token over HTTP) attaches an
-//! [`Identity`] to every request it lets through. Handlers read it from the request context, and
-//! the request-state boundary binds every sealed `requestState` to it.
+//! - `ResourceServer` (feature `http`): which tokens an endpoint accepts, which scopes it
+//!   requires, and its RFC 9728 metadata; give it to the HTTP transport.
+//! - [`TokenVerifier`]: the hook that checks a bearer token and reports the caller's
+//!   [`Identity`]; `JwtVerifier` (feature `jwt`) checks signed JWTs, [`verify_fn`] wraps a
+//!   closure.
+//! - [`Identity`]: the verified caller, which handlers read from their context and every sealed
+//!   `requestState` is bound to.
+
+#[cfg(feature = "jwt")]
+mod jwt;
+// What an endpoint publishes and enforces only exists where there is an HTTP endpoint.
+#[cfg(feature = "http")]
+mod metadata;
+#[cfg(feature = "http")]
+mod resource_server;
+mod verifier;
+
+#[cfg(feature = "jwt")]
+pub use jwt::{DEFAULT_LEEWAY, JwtAlgorithm, JwtKey, JwtKeyError, JwtVerifier};
+#[cfg(feature = "http")]
+pub use metadata::{InvalidResourceUrl, ProtectedResourceMetadata, WELL_KNOWN_PATH};
+#[cfg(feature = "http")]
+pub(crate) use resource_server::Refusal;
+#[cfg(feature = "http")]
+pub use resource_server::ResourceServer;
+pub use verifier::{AuthError, FnVerifier, TokenVerifier, VerifyFuture, verify_fn};
 
 /// Who a request comes from, as established by a token verifier.
 ///

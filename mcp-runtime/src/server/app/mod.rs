@@ -69,6 +69,8 @@ pub struct McpServer {
     security: RequestStateSecurity,
     app_state: AppState,
     complete: Option<CompletionHandler>,
+    #[cfg(feature = "http")]
+    auth: Option<crate::auth::ResourceServer>,
     shutdown: Shutdown,
 }
 
@@ -150,6 +152,8 @@ impl McpServer {
             security: RequestStateSecurity::ephemeral(),
             complete: None,
             shutdown: Shutdown::default(),
+            #[cfg(feature = "http")]
+            auth: None,
         }
     }
 
@@ -320,8 +324,47 @@ impl McpServer {
         Ok(builder.build())
     }
 
+    /// Requires OAuth 2.1 bearer tokens on [`serve_http`](Self::serve_http): the endpoint
+    /// becomes a resource server (see [`ResourceServer`](crate::auth::ResourceServer)).
+    /// Handlers read the caller with `Context::identity`, and sealed `requestState` is bound to
+    /// it. Stdio and in-memory serving ignore it: a local process takes its credentials from
+    /// its environment, as the MCP spec says. [`build`](Self::build) does not carry it either;
+    /// a server mounted with `HttpTransport` gets it from `HttpTransport::auth`.
+    ///
+    /// With JWT access tokens (feature `jwt`) this is
+    /// `.auth(ResourceServer::jwt(resource_url, issuer, JwtKey::hmac(secret)?)?)`; any other
+    /// kind of token takes a [`TokenVerifier`](crate::auth::TokenVerifier):
+    ///
+    /// ```no_run
+    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let introspect = verify_fn(|token: String| async move {
+    ///     // Ask the authorization server about `token` (RFC 7662)…
+    ///     Err::<Identity, _>(AuthError::invalid(format!("unknown token of {} bytes", token.len())))
+    /// });
+    /// McpServer::new("billing")
+    ///     .auth(ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", introspect)?)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
     /// Serves MCP over this process's stdin and stdout until stdin closes.
     pub async fn serve_stdio(self) -> Result<(), BuildError> {
+        #[cfg(feature = "http")]
+        if self.auth.is_some() {
+            tracing::warn!(
+                "bearer-token authorization applies to HTTP only; stdio is served without it"
+            );
+        }
         self.build()?.serve_stdio().await;
         Ok(())
     }
@@ -331,7 +374,11 @@ impl McpServer {
     /// [`grace_period`](Self::grace_period)). See [`crate::transport::http`] to mount it in an
     /// axum app.
     #[cfg(feature = "http")]
-    pub async fn serve_http(self, addr: impl tokio::net::ToSocketAddrs) -> Result<(), ServeError> {
+    pub async fn serve_http(
+        mut self,
+        addr: impl tokio::net::ToSocketAddrs,
+    ) -> Result<(), ServeError> {
+        let auth = self.auth.take();
         let Shutdown {
             grace_period,
             drain,
@@ -339,6 +386,9 @@ impl McpServer {
         let mut transport = crate::transport::http::HttpTransport::new(self.build()?).drain(drain);
         if let Some(grace) = grace_period {
             transport = transport.grace_period(grace);
+        }
+        if let Some(auth) = auth {
+            transport = transport.auth(auth);
         }
         transport.serve_until_signal(addr).await?;
         Ok(())

@@ -7,6 +7,11 @@
 //! the session's connection routes to the waiting handler. The GET stream's sender lives in the
 //! session, for messages that belong to no request (not sent yet: resource updates,
 //! list changes).
+//!
+//! When the endpoint requires bearer tokens, a session belongs to the caller that opened it
+//! (its client id, issuer and subject, as sealed `requestState` is bound): another caller's
+//! request for it is answered `404`, exactly as for a session that does not exist, so a
+//! session id learnt by someone else is worth nothing and its existence is not revealed.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,11 +24,13 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Identity;
 use crate::protocol::{
     CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, error_line,
     methods, notification_methods,
 };
 use crate::server::Connection;
+use crate::state::default_principal;
 
 use super::Shared;
 use std::borrow::Cow;
@@ -39,6 +46,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[derive(Debug)]
 pub(super) struct Session {
     connection: Arc<Connection>,
+    /// Who opened it ([`default_principal`]; `None` without authentication).
+    owner: Option<String>,
     last_seen: Mutex<Instant>,
     /// Cancels everything the session runs when it ends.
     ended: CancellationToken,
@@ -51,9 +60,10 @@ pub(super) struct Session {
 }
 
 impl Session {
-    fn new() -> Self {
+    fn new(owner: Option<String>) -> Self {
         Self {
             connection: Arc::new(Connection::new()),
+            owner,
             last_seen: Mutex::new(Instant::now()),
             ended: CancellationToken::new(),
             in_flight: Mutex::default(),
@@ -122,9 +132,19 @@ impl SessionTable {
         }
     }
 
-    fn get(&self, id: &str) -> Option<Arc<Session>> {
+    /// The live session `id` if `caller` owns it.
+    fn get(&self, id: &str, caller: Option<&Identity>) -> Option<Arc<Session>> {
         let mut sessions = lock(&self.sessions);
         let session = sessions.get(id)?.clone();
+        if session.owner != default_principal(caller) {
+            tracing::warn!(
+                subject = caller
+                    .and_then(|c| c.subject.as_deref())
+                    .unwrap_or_default(),
+                "refused a request for another caller's session"
+            );
+            return None;
+        }
         if session.expired(self.idle_timeout) {
             sessions.remove(id);
             session.end();
@@ -135,9 +155,9 @@ impl SessionTable {
     }
 
     /// Opens a session, evicting expired ones first and then the longest idle when full.
-    fn open(&self) -> Result<(String, Arc<Session>), McpError> {
+    fn open(&self, owner: Option<&Identity>) -> Result<(String, Arc<Session>), McpError> {
         let id = new_session_id()?;
-        let session = Arc::new(Session::new());
+        let session = Arc::new(Session::new(default_principal(owner)));
         let mut sessions = lock(&self.sessions);
         sessions.retain(|_, s| {
             let keep = !s.expired(self.idle_timeout);
@@ -161,13 +181,20 @@ impl SessionTable {
         Ok((id, session))
     }
 
-    fn close(&self, id: &str) -> bool {
-        match lock(&self.sessions).remove(id) {
-            Some(session) => {
-                session.end();
-                true
-            }
-            None => false,
+    /// Ends session `id` if `caller` owns it.
+    fn close(&self, id: &str, caller: Option<&Identity>) -> bool {
+        let mut sessions = lock(&self.sessions);
+        let owner = default_principal(caller);
+        if sessions.get(id).is_none_or(|s| s.owner != owner) {
+            return false;
+        }
+        sessions.remove(id).inspect(|s| s.end()).is_some()
+    }
+
+    /// Drops a session that never got going.
+    fn discard(&self, id: &str) {
+        if let Some(session) = lock(&self.sessions).remove(id) {
+            session.end();
         }
     }
 
@@ -214,11 +241,12 @@ pub(super) async fn handle_post(
     shared: &Shared,
     headers: &HeaderMap,
     message: Incoming,
+    identity: Option<Arc<Identity>>,
 ) -> Response {
     let Some(session_id) = session_header(headers) else {
         return match message {
             Incoming::Request(request) if request.method == methods::INITIALIZE => {
-                initialize(shared, request).await
+                initialize(shared, request, identity).await
             }
             _ => no_session(
                 StatusCode::BAD_REQUEST,
@@ -226,7 +254,7 @@ pub(super) async fn handle_post(
             ),
         };
     };
-    let Some(session) = shared.sessions.get(&session_id) else {
+    let Some(session) = shared.sessions.get(&session_id, identity.as_deref()) else {
         return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
     };
     // 2025-11-25 clients repeat the negotiated version on every request; one this wire cannot
@@ -256,7 +284,7 @@ pub(super) async fn handle_post(
             let job = Job {
                 request,
                 connection: session.connection.clone(),
-                identity: None,
+                identity,
                 cancellation: token,
                 rules: StatusRules::Legacy,
                 sse_allowed: headers::accepts(headers, "text/event-stream"),
@@ -292,16 +320,20 @@ pub(super) async fn handle_post(
     }
 }
 
-async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Response {
+async fn initialize(
+    shared: &Shared,
+    request: crate::protocol::RawRequest,
+    identity: Option<Arc<Identity>>,
+) -> Response {
     let id = request.id.clone();
-    let (session_id, session) = match shared.sessions.open() {
+    let (session_id, session) = match shared.sessions.open(identity.as_deref()) {
         Ok(opened) => opened,
         Err(error) => return respond::error(Some(&id), &error, StatusRules::Legacy),
     };
     let job = Job {
         request,
         connection: session.connection.clone(),
-        identity: None,
+        identity,
         cancellation: session.ended.child_token(),
         rules: StatusRules::Legacy,
         sse_allowed: true,
@@ -310,7 +342,7 @@ async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Re
     let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {
         // initialize failed: the session never started.
-        shared.sessions.close(&session_id);
+        shared.sessions.discard(&session_id);
         return response;
     }
     match HeaderValue::from_str(&session_id) {
@@ -318,21 +350,25 @@ async fn initialize(shared: &Shared, request: crate::protocol::RawRequest) -> Re
             response.headers_mut().insert(SESSION_ID, value);
         }
         Err(_) => {
-            shared.sessions.close(&session_id);
+            shared.sessions.discard(&session_id);
         }
     }
     response
 }
 
 /// GET: the session's stream of server-initiated messages.
-pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
+pub(super) fn handle_get(
+    shared: &Shared,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+) -> Response {
     let Some(session_id) = session_header(headers) else {
         return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
     };
     if !headers::accepts(headers, "text/event-stream") {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }
-    let Some(session) = shared.sessions.get(&session_id) else {
+    let Some(session) = shared.sessions.get(&session_id, identity) else {
         return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
     };
     let (tx, rx) = mpsc::channel::<Bytes>(respond::STREAM_BUFFER);
@@ -371,11 +407,15 @@ pub(super) fn handle_get(shared: &Shared, headers: &HeaderMap) -> Response {
 }
 
 /// DELETE: the client ends its session.
-pub(super) fn handle_delete(shared: &Shared, headers: &HeaderMap) -> Response {
+pub(super) fn handle_delete(
+    shared: &Shared,
+    headers: &HeaderMap,
+    identity: Option<&Identity>,
+) -> Response {
     let Some(session_id) = session_header(headers) else {
         return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
     };
-    if shared.sessions.close(&session_id) {
+    if shared.sessions.close(&session_id, identity) {
         respond::empty(StatusCode::OK)
     } else {
         no_session(StatusCode::NOT_FOUND, "Session not found or expired")

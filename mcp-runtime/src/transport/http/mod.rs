@@ -20,6 +20,7 @@
 //! # }
 //! ```
 
+mod bearer;
 mod drain;
 mod headers;
 mod legacy_session;
@@ -38,16 +39,18 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use axum::routing::post;
+use axum::routing::{get, post};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::{Identity, ResourceServer};
 use crate::protocol::{Incoming, McpError, error_line};
 use crate::server::Server;
 
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
 
+use bearer::BearerGuard;
 use legacy_session::SessionTable;
 use respond::StatusRules;
 use security::HostPolicy;
@@ -87,6 +90,7 @@ pub struct HttpTransport {
     streams_closing: CancellationToken,
     grace_period: Option<Duration>,
     drain: Duration,
+    auth: Option<ResourceServer>,
 }
 
 /// How long [`serve_http`] lets in-flight requests finish after a shutdown signal.
@@ -107,7 +111,38 @@ impl HttpTransport {
             streams_closing: CancellationToken::new(),
             grace_period: None,
             drain: Duration::ZERO,
+            auth: None,
         }
+    }
+
+    /// Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token
+    /// that `auth` accepts, handlers see the verified caller in their context, sealed
+    /// `requestState` is bound to that caller (under the server's sealing policy, which
+    /// `McpServer` turns on by default), and the RFC 9728 metadata is served (without a
+    /// token) at `/.well-known/oauth-protected-resource` and at the same path followed by the
+    /// resource's path. The resource URL's host and origin join the allowed ones.
+    ///
+    /// A 2025-11-25 session belongs to the caller that opened it: a request with another
+    /// caller's token gets `404`, as if the session did not exist.
+    ///
+    /// ```
+    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp_runtime::protocol::Implementation;
+    /// use mcp_runtime::server::Server;
+    /// use mcp_runtime::transport::http::HttpTransport;
+    ///
+    /// let verifier = verify_fn(|_token: String| async {
+    ///     Err::<Identity, _>(AuthError::invalid("this example accepts nobody"))
+    /// });
+    /// let auth = ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", verifier)?;
+    /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build();
+    /// let router: axum::Router = HttpTransport::new(server).auth(auth).into_router();
+    /// # let _ = router;
+    /// # Ok::<(), mcp_runtime::auth::InvalidResourceUrl>(())
+    /// ```
+    pub fn auth(mut self, auth: ResourceServer) -> Self {
+        self.auth = Some(auth);
+        self
     }
 
     /// Bounds graceful shutdown: once the shutdown future completes, in-flight requests get this
@@ -203,8 +238,14 @@ impl HttpTransport {
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
         let stopping = self.streams_closing.clone();
-        Router::new()
-            .route(&self.path, post(on_post).get(on_get).delete(on_delete))
+        let mut router =
+            Router::new().route(&self.path, post(on_post).get(on_get).delete(on_delete));
+        if let Some(bearer) = &shared.bearer {
+            for path in bearer.metadata_paths() {
+                router = router.route(&path, get(on_metadata));
+            }
+        }
+        router
             .layer(DefaultBodyLimit::max(self.body_limit))
             .layer(axum::middleware::map_response(move |response: Response| {
                 let response = drain::close_when_stopping(&stopping, response);
@@ -289,9 +330,17 @@ impl HttpTransport {
     }
 
     fn shared(&self) -> Shared {
+        let bearer = self.auth.clone().map(BearerGuard::new);
+        let mut hosts = self.hosts.clone();
+        if let Some(bearer) = &bearer {
+            let (host, origin) = bearer.own_host_and_origin();
+            hosts.hosts.push(host.to_owned());
+            hosts.origins.push(origin.to_owned());
+        }
         Shared {
             server: self.server.clone(),
-            hosts: self.hosts.clone(),
+            hosts,
+            bearer,
             sessions: SessionTable::new(self.max_sessions, self.session_idle_timeout),
             tool_headers: ToolHeaders::default(),
             streams_closing: self.streams_closing.clone(),
@@ -358,12 +407,22 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
 struct Shared {
     server: Server,
     hosts: HostPolicy,
+    /// Present when the endpoint requires bearer tokens.
+    bearer: Option<BearerGuard>,
     sessions: SessionTable,
     tool_headers: ToolHeaders,
     streams_closing: CancellationToken,
 }
 
 impl Shared {
+    /// The verified caller (`None` when the endpoint takes no tokens), or the refusal.
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
+        match &self.bearer {
+            Some(bearer) => bearer.authenticate(headers).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
     async fn header_bindings(&self, tool: &str) -> tool_headers::Bindings {
         self.tool_headers.bindings(&self.server, tool).await
     }
@@ -389,6 +448,10 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     if let Some(response) = forbidden(&headers, &shared.hosts) {
         return response;
     }
+    let identity = match shared.authenticate(&headers).await {
+        Ok(identity) => identity,
+        Err(refused) => return refused,
+    };
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.
     if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
@@ -431,9 +494,9 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.
     if !modern && legacy_session::wants_session(&headers, &message) {
-        legacy_session::handle_post(&shared, &headers, message).await
+        legacy_session::handle_post(&shared, &headers, message, identity).await
     } else {
-        modern::handle(&shared, &headers, message).await
+        modern::handle(&shared, &headers, message, identity).await
     }
 }
 
@@ -441,12 +504,31 @@ async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Respon
     if let Some(response) = forbidden(&headers, &shared.hosts) {
         return response;
     }
-    legacy_session::handle_get(&shared, &headers)
+    match shared.authenticate(&headers).await {
+        Ok(identity) => legacy_session::handle_get(&shared, &headers, identity.as_deref()),
+        Err(refused) => refused,
+    }
 }
 
 async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     if let Some(response) = forbidden(&headers, &shared.hosts) {
         return response;
     }
-    legacy_session::handle_delete(&shared, &headers)
+    match shared.authenticate(&headers).await {
+        Ok(identity) => legacy_session::handle_delete(&shared, &headers, identity.as_deref()),
+        Err(refused) => refused,
+    }
+}
+
+/// The RFC 9728 document; no token needed, but the `Host`/`Origin` rules hold as for the
+/// endpoint itself.
+async fn on_metadata(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if let Some(response) = forbidden(&headers, &shared.hosts) {
+        return response;
+    }
+    match &shared.bearer {
+        Some(bearer) => bearer.metadata(),
+        // Only routed when there is a guard; a 404 is still the honest answer without one.
+        None => respond::empty(StatusCode::NOT_FOUND),
+    }
 }

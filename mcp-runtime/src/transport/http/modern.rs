@@ -12,6 +12,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
+use crate::auth::Identity;
 use crate::protocol::{Incoming, McpError, RawRequest, methods};
 use crate::server::Connection;
 
@@ -73,13 +74,18 @@ pub(super) async fn classify(
 }
 
 /// Serves one 2026-07-28 message whose headers [`classify`] accepted.
-pub(super) async fn handle(shared: &Shared, headers: &HeaderMap, message: Incoming) -> Response {
+pub(super) async fn handle(
+    shared: &Shared,
+    headers: &HeaderMap,
+    message: Incoming,
+    identity: Option<Arc<Identity>>,
+) -> Response {
     match message {
         Incoming::Request(request) => {
             let job = Job {
                 request,
                 connection: Arc::new(Connection::new()),
-                identity: None,
+                identity,
                 cancellation: CancellationToken::new(),
                 rules: StatusRules::Modern,
                 sse_allowed: headers::accepts(headers, "text/event-stream"),

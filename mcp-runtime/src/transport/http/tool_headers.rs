@@ -114,6 +114,7 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
         };
         // Nobody listens to notifications of this internal call.
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        // The table is shared by every caller, so it is learnt as nobody in particular.
         let exchange = Exchange {
             connection: Arc::new(Connection::new()),
             sink: NotificationSink::new(tx),
