@@ -101,12 +101,12 @@ async fn send(server: &Server, request: (&str, Value), who: Option<&Identity>) -
         params: Some(RawValue::from_string(params.to_string()).expect("json")),
     };
     let (tx, _rx) = tokio::sync::mpsc::channel(16);
-    let exchange = Exchange {
-        connection: Arc::new(Connection::new()),
-        sink: NotificationSink::new(tx),
-        cancellation: CancellationToken::new(),
-        identity: who.cloned().map(Arc::new),
-    };
+    let exchange = Exchange::new(
+        Arc::new(Connection::new()),
+        NotificationSink::new(tx),
+        CancellationToken::new(),
+    )
+    .with_identity(who.cloned().map(Arc::new));
     server.handle_request(raw, exchange).await
 }
 

@@ -20,7 +20,7 @@ use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
 use super::context::{ContextParts, NotificationSink, RequestContext};
-use super::gate::{Admitted, admit};
+use super::gate::{Admitted, Head, admit};
 use super::handlers::Handler;
 use super::session::{Connection, LegacySession};
 
@@ -35,6 +35,37 @@ pub struct Exchange {
     pub cancellation: CancellationToken,
     /// The verified caller, if the transport authenticates.
     pub identity: Option<Arc<Identity>>,
+    /// The params' `_meta` and `requestState`, when the transport has read them already.
+    pub(crate) head: Option<Box<Head>>,
+}
+
+impl Exchange {
+    /// An exchange with no verified caller.
+    pub fn new(
+        connection: Arc<Connection>,
+        sink: NotificationSink,
+        cancellation: CancellationToken,
+    ) -> Self {
+        Self {
+            connection,
+            sink,
+            cancellation,
+            identity: None,
+            head: None,
+        }
+    }
+
+    /// The verified caller the request comes from.
+    pub fn with_identity(mut self, identity: Option<Arc<Identity>>) -> Self {
+        self.identity = identity;
+        self
+    }
+
+    /// Hands over the head of the params, read by the transport.
+    pub(crate) fn with_head(mut self, head: Option<Box<Head>>) -> Self {
+        self.head = head;
+        self
+    }
 }
 
 /// A carrier method's params: what its state is bound to, and the plaintext `requestState`
@@ -116,7 +147,11 @@ impl Server {
         }
     }
 
-    async fn dispatch(&self, request: RawRequest, exchange: Exchange) -> Result<String, McpError> {
+    async fn dispatch(
+        &self,
+        request: RawRequest,
+        mut exchange: Exchange,
+    ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
         if method.starts_with("notifications/") {
             return Err(McpError::invalid_request(format!(
@@ -124,7 +159,11 @@ impl Server {
             )));
         }
         let params = params.as_deref();
-        let admitted = admit(&method, params, &exchange.connection)?;
+        let head = match exchange.head.take() {
+            Some(head) => *head,
+            None => Head::read(params)?,
+        };
+        let admitted = admit(&method, head, &exchange.connection)?;
         let generation = admitted.generation;
         let state = admitted.request_state.clone();
         let ctx = self.context(&id, admitted, &exchange);

@@ -26,28 +26,30 @@ pub(crate) struct Admitted {
     pub request_state: Option<Value>,
 }
 
-#[derive(Deserialize)]
-struct Head {
+/// What the gate reads from a request's params: its `_meta` and its raw `requestState`. A
+/// transport that has read them already (to route the request) hands them over in the
+/// [`Exchange`](super::Exchange), so the params are not read for them twice.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Head {
     #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
+    pub meta: Option<RequestMeta>,
     #[serde(rename = "requestState", default)]
-    request_state: Option<Value>,
+    pub request_state: Option<Value>,
+}
+
+impl Head {
+    /// Reads the head of `params`.
+    pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
+        match params {
+            Some(raw) => serde_json::from_str(raw.get())
+                .map_err(|e| McpError::invalid_params(format!("Invalid _meta: {e}"))),
+            None => Ok(Self::default()),
+        }
+    }
 }
 
 /// Admits a request or says why not.
-pub(crate) fn admit(
-    method: &str,
-    params: Option<&RawValue>,
-    conn: &Connection,
-) -> Result<Admitted, McpError> {
-    let head: Head = match params {
-        Some(raw) => serde_json::from_str(raw.get())
-            .map_err(|e| McpError::invalid_params(format!("Invalid _meta: {e}")))?,
-        None => Head {
-            meta: None,
-            request_state: None,
-        },
-    };
+pub(crate) fn admit(method: &str, head: Head, conn: &Connection) -> Result<Admitted, McpError> {
     let meta = head.meta.unwrap_or_default();
     if let Some(version) = meta.protocol_version {
         if !is_modern(&version) {

@@ -22,6 +22,7 @@ pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
 pub use context::{NotificationSink, RequestContext};
 pub use dispatch::Exchange;
 pub(crate) use dispatch::Reply;
+pub(crate) use gate::Head;
 pub use handlers::BoxFuture;
 pub(crate) use handlers::catch_panics;
 pub use session::{Connection, LegacySession};

@@ -85,12 +85,7 @@ impl Server {
                         let _ = outgoing.send(error_line(Some(&id), &error)).await;
                         continue;
                     }
-                    let exchange = Exchange {
-                        connection: connection.clone(),
-                        sink: sink.clone(),
-                        cancellation: token.clone(),
-                        identity: None,
-                    };
+                    let exchange = Exchange::new(connection.clone(), sink.clone(), token.clone());
                     let server = self.clone();
                     let outgoing = outgoing.clone();
                     let in_flight = in_flight.clone();

@@ -293,6 +293,7 @@ pub(super) async fn handle_post(
                     id,
                     sequence,
                 })),
+                head: None,
             };
             respond::run(&shared.server, job).await
         }
@@ -338,6 +339,7 @@ async fn initialize(
         rules: StatusRules::Legacy,
         sse_allowed: true,
         held_until_done: None,
+        head: None,
     };
     let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {

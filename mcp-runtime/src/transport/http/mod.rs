@@ -481,8 +481,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
         }
     };
-    let modern = match modern::classify(&shared, &headers, &message).await {
-        Ok(modern) => modern,
+    let classified = match modern::classify(&shared, &headers, &message).await {
+        Ok(classified) => classified,
         Err(error) => {
             let id = match &message {
                 Incoming::Request(r) => Some(&r.id),
@@ -493,10 +493,10 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     };
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.
-    if !modern && legacy_session::wants_session(&headers, &message) {
+    if !classified.modern && legacy_session::wants_session(&headers, &message) {
         legacy_session::handle_post(&shared, &headers, message, identity).await
     } else {
-        modern::handle(&shared, &headers, message, identity).await
+        modern::handle(&shared, &headers, message, identity, classified.head).await
     }
 }
 

@@ -14,7 +14,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::auth::Identity;
 use crate::protocol::{McpError, RawRequest, RequestId, code, error_line};
-use crate::server::{Connection, Exchange, NotificationSink, Reply, Server, catch_panics};
+use crate::server::{Connection, Exchange, Head, NotificationSink, Reply, Server, catch_panics};
 
 use super::sse;
 
@@ -47,6 +47,8 @@ pub(super) struct Job {
     /// Dropped when the handler is done (answered or cancelled), not when the response is:
     /// per-request bookkeeping must outlive the response head but not the request.
     pub held_until_done: Option<Box<dyn Send>>,
+    /// The params' `_meta` and `requestState`, when routing has read them already.
+    pub head: Option<Box<Head>>,
 }
 
 /// Answers a request, as JSON or as SSE.
@@ -59,18 +61,16 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         rules,
         sse_allowed,
         held_until_done,
+        head,
     } = job;
     let id = request.id.clone();
     let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
     // Dropping the guard cancels the request: that happens when the client goes away before
     // the response starts, and (moved into the stream pump) when it closes the SSE stream.
     let guard = cancellation.clone().drop_guard();
-    let exchange = Exchange {
-        connection,
-        sink: NotificationSink::new(tx),
-        cancellation,
-        identity,
-    };
+    let exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
+        .with_identity(identity)
+        .with_head(head);
     // Polled right here rather than spawned: most requests finish without a notification, and
     // a task of their own would cost an allocation, a schedule and a wake-up each. Boxed so a
     // request that starts streaming can move to the task that pumps its stream.

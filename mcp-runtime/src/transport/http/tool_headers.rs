@@ -115,12 +115,11 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
         // Nobody listens to notifications of this internal call.
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         // The table is shared by every caller, so it is learnt as nobody in particular.
-        let exchange = Exchange {
-            connection: Arc::new(Connection::new()),
-            sink: NotificationSink::new(tx),
-            cancellation: CancellationToken::new(),
-            identity: None,
-        };
+        let exchange = Exchange::new(
+            Arc::new(Connection::new()),
+            NotificationSink::new(tx),
+            CancellationToken::new(),
+        );
         let line = server.handle_request(request, exchange).await;
         let Some(result) = serde_json::from_str::<Page>(&line)
             .ok()
