@@ -1,5 +1,7 @@
 //! Elicitation: asking the user, through the client, for a form or to visit a URL.
 
+use std::sync::Arc;
+
 use serde::de::Error as _;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -14,8 +16,9 @@ pub enum ElicitParams {
     Form {
         /// The question shown to the user.
         message: String,
-        /// `{"type":"object","properties":{…},"required":[…]}`.
-        requested_schema: Value,
+        /// `{"type":"object","properties":{…},"required":[…]}`. Shared: a form type's schema is
+        /// built once and sent with every question.
+        requested_schema: Arc<Value>,
     },
     /// An out-of-band interaction at a URL (consent to open it is the `accept`).
     Url {
@@ -28,10 +31,10 @@ pub enum ElicitParams {
 
 impl ElicitParams {
     /// A form question.
-    pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
+    pub fn form(message: impl Into<String>, requested_schema: impl Into<Arc<Value>>) -> Self {
         ElicitParams::Form {
             message: message.into(),
-            requested_schema,
+            requested_schema: requested_schema.into(),
         }
     }
 
@@ -90,7 +93,8 @@ impl<'de> Deserialize<'de> for ElicitParams {
                 message: wire.message,
                 requested_schema: wire
                     .requested_schema
-                    .ok_or_else(|| D::Error::missing_field("requestedSchema"))?,
+                    .ok_or_else(|| D::Error::missing_field("requestedSchema"))?
+                    .into(),
             }),
             "url" => Ok(ElicitParams::Url {
                 message: wire.message,

@@ -14,7 +14,7 @@ use super::elicitation::Elicitation;
 /// A form's `requestedSchema`, and its canonical JSON for question digests.
 #[derive(Debug)]
 pub(crate) struct Form {
-    pub schema: Value,
+    pub schema: Arc<Value>,
     pub canonical: String,
 }
 
@@ -31,7 +31,10 @@ pub(crate) fn form<T: Elicitation + 'static>() -> Arc<Form> {
     let schema = T::requested_schema();
     let mut canonical = String::new();
     write_value(&mut canonical, &schema, true);
-    let form = Arc::new(Form { schema, canonical });
+    let form = Arc::new(Form {
+        schema: Arc::new(schema),
+        canonical,
+    });
     forms
         .write()
         .unwrap_or_else(|e| e.into_inner())

@@ -105,7 +105,7 @@ mod tests {
         let mut canonical = String::new();
         write_value(&mut canonical, &schema, true);
         let form = Form {
-            schema: schema.clone(),
+            schema: schema.clone().into(),
             canonical,
         };
         for message in [

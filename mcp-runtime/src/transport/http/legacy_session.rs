@@ -242,6 +242,7 @@ pub(super) async fn handle_post(
     headers: &HeaderMap,
     message: Incoming,
     identity: Option<Arc<Identity>>,
+    sse_allowed: bool,
 ) -> Response {
     let Some(session_id) = session_header(headers) else {
         return match message {
@@ -287,7 +288,7 @@ pub(super) async fn handle_post(
                 identity,
                 cancellation: token,
                 rules: StatusRules::Legacy,
-                sse_allowed: headers::accepts(headers, "text/event-stream"),
+                sse_allowed,
                 held_until_done: Some(Box::new(InFlightEntry {
                     session: session.clone(),
                     id,

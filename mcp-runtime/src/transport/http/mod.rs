@@ -466,9 +466,8 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     }
     // The spec has clients list both types; one that lists only one is still served (in that
     // form), and only a client that takes neither cannot be answered at all.
-    if !headers::accepts(&headers, "application/json")
-        && !headers::accepts(&headers, "text/event-stream")
-    {
+    let sse_allowed = headers::accepts(&headers, "text/event-stream");
+    if !sse_allowed && !headers::accepts(&headers, "application/json") {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }
     let Ok(text) = std::str::from_utf8(&body) else {
@@ -494,9 +493,14 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.
     if !classified.modern && legacy_session::wants_session(&headers, &message) {
-        legacy_session::handle_post(&shared, &headers, message, identity).await
+        legacy_session::handle_post(&shared, &headers, message, identity, sse_allowed).await
     } else {
-        modern::handle(&shared, &headers, message, identity, classified.head).await
+        let job = modern::Envelope {
+            identity,
+            head: classified.head,
+            sse_allowed,
+        };
+        modern::handle(&shared, message, job).await
     }
 }
 

@@ -140,14 +140,23 @@ pub(super) async fn classify(
     Ok(Classified { modern, head })
 }
 
+/// What the POST handler learnt about a request before it is served.
+pub(super) struct Envelope {
+    /// The verified caller.
+    pub identity: Option<Arc<Identity>>,
+    /// The gate's head of the params, read while routing.
+    pub head: Option<Box<Head>>,
+    /// Whether the client accepts `text/event-stream`.
+    pub sse_allowed: bool,
+}
+
 /// Serves one 2026-07-28 message whose headers [`classify`] accepted.
-pub(super) async fn handle(
-    shared: &Shared,
-    headers: &HeaderMap,
-    message: Incoming,
-    identity: Option<Arc<Identity>>,
-    head: Option<Box<Head>>,
-) -> Response {
+pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelope) -> Response {
+    let Envelope {
+        identity,
+        head,
+        sse_allowed,
+    } = envelope;
     match message {
         Incoming::Request(request) => {
             let job = Job {
@@ -156,7 +165,7 @@ pub(super) async fn handle(
                 identity,
                 cancellation: CancellationToken::new(),
                 rules: StatusRules::Modern,
-                sse_allowed: headers::accepts(headers, "text/event-stream"),
+                sse_allowed,
                 held_until_done: None,
                 head,
             };
