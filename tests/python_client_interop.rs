@@ -5,9 +5,8 @@
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-use support::{example, python, root};
+use support::{example, python, root, wait_listening};
 
 mod support;
 
@@ -70,14 +69,7 @@ fn the_python_client_completes_every_round_over_http() {
             .spawn()
             .expect("start the provisioner"),
     );
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the provisioner did not start listening"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_listening(&addr);
     let url = format!("http://{addr}/mcp");
     python_client(&url, "auto", "2026-07-28");
     python_client(&url, "legacy", "2025-11-25");

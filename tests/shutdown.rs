@@ -12,7 +12,7 @@ use http_support::{Running, modern, parse_reply, read_to_close, read_within};
 use mcp::McpServer;
 use mcp::transport::http::HttpTransport;
 use serde_json::json;
-use support::example;
+use support::{example, wait_listening};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
@@ -40,14 +40,7 @@ fn stops_with_exit_zero_on(signal: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("start the provisioner");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the provisioner did not start listening"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_listening(&addr);
     let status = Command::new("kill")
         .args([signal, &child.id().to_string()])
         .status()
@@ -172,16 +165,20 @@ async fn read_one(stream: &mut tokio::net::TcpStream) -> String {
     String::from_utf8_lossy(&seen).into_owned()
 }
 
-#[tokio::test]
-async fn an_idle_connection_drains_until_its_peer_is_told_to_close() {
-    let s = Running::with(|t| t.drain(Duration::from_secs(10))).await;
-    let mut idle = tokio::net::TcpStream::connect(s.addr)
-        .await
-        .expect("connect");
-    idle.write_all(&keep_alive_echo(s.addr, 1))
+/// A keep-alive connection that has been answered once and is left idle, with that answer.
+async fn idle_connection(addr: std::net::SocketAddr) -> (tokio::net::TcpStream, String) {
+    let mut idle = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    idle.write_all(&keep_alive_echo(addr, 1))
         .await
         .expect("send");
     let first = read_one(&mut idle).await;
+    (idle, first)
+}
+
+#[tokio::test]
+async fn an_idle_connection_drains_until_its_peer_is_told_to_close() {
+    let s = Running::with(|t| t.drain(Duration::from_secs(10))).await;
+    let (mut idle, first) = idle_connection(s.addr).await;
     assert!(
         !first.to_ascii_lowercase().contains("connection: close"),
         "{first}"
@@ -211,13 +208,7 @@ async fn an_idle_connection_drains_until_its_peer_is_told_to_close() {
 #[tokio::test]
 async fn the_drain_period_bounds_an_idle_connection() {
     let s = Running::with(|t| t.drain(Duration::from_millis(300))).await;
-    let mut idle = tokio::net::TcpStream::connect(s.addr)
-        .await
-        .expect("connect");
-    idle.write_all(&keep_alive_echo(s.addr, 1))
-        .await
-        .expect("send");
-    read_one(&mut idle).await;
+    let (mut idle, _) = idle_connection(s.addr).await;
     let started = Instant::now();
     s.stop.cancel();
     let served = tokio::time::timeout(Duration::from_secs(5), s.task)

@@ -64,3 +64,15 @@ pub fn example(name: &str) -> std::path::PathBuf {
     }
     dir.join("examples").join(name)
 }
+
+/// Blocks until a server child process listens on `addr` (at most 10 s).
+pub fn wait_listening(addr: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the server at {addr} did not start listening"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
