@@ -51,10 +51,7 @@ struct Confirm {
 }
 
 fn official_form_validator() -> jsonschema::Validator {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/spec/schema-2026-07-28.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/spec/schema-2026-07-28.json");
     let mut schema: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("the official schema"))
             .expect("json");

@@ -1,5 +1,5 @@
 //! Every message the runtime emits, checked against the official JSON Schema of its revision
-//! (`/work/shared/spec/schema-{2026-07-28,2025-11-25}.json`), plus round trips of the spec's
+//! (`spec/schema-{2026-07-28,2025-11-25}.json` at the repository root), plus round trips of the spec's
 //! own examples through our serde model.
 
 mod support;
@@ -51,7 +51,7 @@ fn document(rev: Rev) -> &'static Value {
     };
     cell.get_or_init(|| {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/spec")
+            .join("../spec")
             .join(rev.file());
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
