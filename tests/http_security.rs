@@ -115,3 +115,33 @@ async fn a_configured_limit_applies() {
         .await;
     assert_eq!(r.status, 413);
 }
+
+#[tokio::test]
+async fn a_chunked_body_is_cut_off_at_the_limit() {
+    use tokio::io::AsyncWriteExt;
+    let s = Running::with(|t| t.body_limit(64)).await;
+    // No Content-Length: the server can only find out by counting what arrives.
+    let mut stream = tokio::net::TcpStream::connect(s.addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: server/discover\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n",
+        s.addr
+    );
+    stream.write_all(head.as_bytes()).await.expect("head");
+    let chunk = format!("28\r\n{}\r\n", "x".repeat(40));
+    for _ in 0..3 {
+        // The server may answer and close once it has seen enough.
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break;
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+    let raw = http_support::read_to_close(&mut stream, "a reply to an oversized body").await;
+    let reply = http_support::parse_reply(&raw);
+    assert_eq!(reply.status, 413);
+    assert_eq!(reply.error_code(), -32600);
+    assert!(reply.body.contains("64 bytes"), "{}", reply.body);
+}

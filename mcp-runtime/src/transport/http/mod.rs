@@ -35,8 +35,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -237,7 +237,6 @@ impl HttpTransport {
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
-        let stopping = self.streams_closing.clone();
         let mut router =
             Router::new().route(&self.path, post(on_post).get(on_get).delete(on_delete));
         if let Some(bearer) = &shared.bearer {
@@ -245,13 +244,9 @@ impl HttpTransport {
                 router = router.route(&path, get(on_metadata));
             }
         }
-        router
-            .layer(DefaultBodyLimit::max(self.body_limit))
-            .layer(axum::middleware::map_response(move |response: Response| {
-                let response = drain::close_when_stopping(&stopping, response);
-                async move { response }
-            }))
-            .with_state(shared)
+        // No tower layers: each would box every request's service and future. The handlers
+        // bound the body and mark responses during shutdown themselves.
+        router.with_state(shared)
     }
 
     /// Serves on `listener` until `shutdown` completes, then stops accepting, lets idle
@@ -344,6 +339,7 @@ impl HttpTransport {
             sessions: SessionTable::new(self.max_sessions, self.session_idle_timeout),
             tool_headers: ToolHeaders::default(),
             streams_closing: self.streams_closing.clone(),
+            body_limit: self.body_limit,
         }
     }
 }
@@ -412,6 +408,7 @@ struct Shared {
     sessions: SessionTable,
     tool_headers: ToolHeaders,
     streams_closing: CancellationToken,
+    body_limit: usize,
 }
 
 impl Shared {
@@ -425,6 +422,12 @@ impl Shared {
 
     async fn header_bindings(&self, tool: &str) -> tool_headers::Bindings {
         self.tool_headers.bindings(&self.server, tool).await
+    }
+
+    /// Every response leaves through here: once shutdown has begun it says the connection
+    /// closes after it.
+    fn finish(&self, response: Response) -> Response {
+        drain::close_when_stopping(&self.streams_closing, response)
     }
 }
 
@@ -444,11 +447,17 @@ fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
     ))
 }
 
-async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    if let Some(response) = forbidden(&headers, &shared.hosts) {
+async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let response = post_response(&shared, &parts.headers, body).await;
+    shared.finish(response)
+}
+
+async fn post_response(shared: &Shared, headers: &HeaderMap, body: Body) -> Response {
+    if let Some(response) = forbidden(headers, &shared.hosts) {
         return response;
     }
-    let identity = match shared.authenticate(&headers).await {
+    let identity = match shared.authenticate(headers).await {
         Ok(identity) => identity,
         Err(refused) => return refused,
     };
@@ -466,10 +475,14 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     }
     // The spec has clients list both types; one that lists only one is still served (in that
     // form), and only a client that takes neither cannot be answered at all.
-    let sse_allowed = headers::accepts(&headers, "text/event-stream");
-    if !sse_allowed && !headers::accepts(&headers, "application/json") {
+    let sse_allowed = headers::accepts(headers, "text/event-stream");
+    if !sse_allowed && !headers::accepts(headers, "application/json") {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }
+    let body = match read_body(body, shared.body_limit).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     let Ok(text) = std::str::from_utf8(&body) else {
         let error = McpError::parse_error("The body is not UTF-8");
         return respond::error(None, &error, StatusRules::Modern);
@@ -480,7 +493,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
         }
     };
-    let classified = match modern::classify(&shared, &headers, &message).await {
+    let classified = match modern::classify(shared, headers, &message).await {
         Ok(classified) => classified,
         Err(error) => {
             let id = match &message {
@@ -492,47 +505,72 @@ async fn on_post(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     };
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.
-    if !classified.modern && legacy_session::wants_session(&headers, &message) {
-        legacy_session::handle_post(&shared, &headers, message, identity, sse_allowed).await
+    if !classified.modern && legacy_session::wants_session(headers, &message) {
+        legacy_session::handle_post(shared, headers, message, identity, sse_allowed).await
     } else {
         let job = modern::Envelope {
             identity,
             head: classified.head,
             sse_allowed,
         };
-        modern::handle(&shared, message, job).await
+        modern::handle(shared, message, job).await
+    }
+}
+
+/// The whole body, or the refusal: `413` past `limit` (told by `Content-Length` before
+/// anything is read, when the client sends one), `400` when the client stops sending.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    use http_body_util::{BodyExt, LengthLimitError, Limited};
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            let error = McpError::invalid_request(format!(
+                "The request body is larger than this endpoint's limit of {limit} bytes"
+            ));
+            Err(respond::json_with_status(
+                error_line(None, &error),
+                StatusCode::PAYLOAD_TOO_LARGE,
+            ))
+        }
+        Err(error) => {
+            tracing::debug!(%error, "a request body could not be read");
+            Err(respond::empty(StatusCode::BAD_REQUEST))
+        }
     }
 }
 
 async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(response) = forbidden(&headers, &shared.hosts) {
-        return response;
-    }
-    match shared.authenticate(&headers).await {
+    let response = match guard(&shared, &headers).await {
         Ok(identity) => legacy_session::handle_get(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
-    }
+    };
+    shared.finish(response)
 }
 
 async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(response) = forbidden(&headers, &shared.hosts) {
-        return response;
-    }
-    match shared.authenticate(&headers).await {
+    let response = match guard(&shared, &headers).await {
         Ok(identity) => legacy_session::handle_delete(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
+    };
+    shared.finish(response)
+}
+
+/// The `Host`/`Origin` rules, then the bearer token.
+async fn guard(shared: &Shared, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
+    if let Some(response) = forbidden(headers, &shared.hosts) {
+        return Err(response);
     }
+    shared.authenticate(headers).await
 }
 
 /// The RFC 9728 document; no token needed, but the `Host`/`Origin` rules hold as for the
 /// endpoint itself.
 async fn on_metadata(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if let Some(response) = forbidden(&headers, &shared.hosts) {
-        return response;
-    }
-    match &shared.bearer {
-        Some(bearer) => bearer.metadata(),
+    let response = match (forbidden(&headers, &shared.hosts), &shared.bearer) {
+        (Some(refused), _) => refused,
+        (None, Some(bearer)) => bearer.metadata(),
         // Only routed when there is a guard; a 404 is still the honest answer without one.
-        None => respond::empty(StatusCode::NOT_FOUND),
-    }
+        (None, None) => respond::empty(StatusCode::NOT_FOUND),
+    };
+    shared.finish(response)
 }
