@@ -3,19 +3,51 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde_json::Value;
 
 use crate::state::canonical::write_value;
 
 use super::elicitation::Elicitation;
+use super::ledger::form_digest;
 
 /// A form's `requestedSchema`, and its canonical JSON for question digests.
 #[derive(Debug)]
 pub(crate) struct Form {
     pub schema: Arc<Value>,
     pub canonical: String,
+    /// The last question asked with this form and its digest: a tool asks the same
+    /// question on every call, and hashing the schema again each round is wasted work.
+    last_digest: Mutex<Option<(String, String)>>,
+}
+
+impl Form {
+    pub fn new(schema: Value) -> Self {
+        let mut canonical = String::new();
+        write_value(&mut canonical, &schema, true);
+        Self {
+            schema: Arc::new(schema),
+            canonical,
+            last_digest: Mutex::default(),
+        }
+    }
+
+    /// [`form_digest`] of `message` asked with this form.
+    pub fn question_digest(&self, message: &str) -> String {
+        // `try_lock`: a call that would wait computes the digest instead.
+        if let Ok(last) = self.last_digest.try_lock()
+            && let Some((asked, digest)) = last.as_ref()
+            && asked == message
+        {
+            return digest.clone();
+        }
+        let digest = form_digest(message, self);
+        if let Ok(mut last) = self.last_digest.try_lock() {
+            *last = Some((message.to_owned(), digest.clone()));
+        }
+        digest
+    }
 }
 
 /// The form of `T`, built on first use.
@@ -28,13 +60,7 @@ pub(crate) fn form<T: Elicitation + 'static>() -> Arc<Form> {
     if let Some(form) = forms.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return form.clone();
     }
-    let schema = T::requested_schema();
-    let mut canonical = String::new();
-    write_value(&mut canonical, &schema, true);
-    let form = Arc::new(Form {
-        schema: Arc::new(schema),
-        canonical,
-    });
+    let form = Arc::new(Form::new(T::requested_schema()));
     forms
         .write()
         .unwrap_or_else(|e| e.into_inner())

@@ -102,20 +102,23 @@ mod tests {
             },
             "required": ["region"]
         });
-        let mut canonical = String::new();
-        write_value(&mut canonical, &schema, true);
-        let form = Form {
-            schema: schema.clone().into(),
-            canonical,
-        };
+        let form = Form::new(schema.clone());
+        // Twice over, so the remembered digest is checked on a repeat and on a change.
         for message in [
+            "Which region?",
             "Which region?",
             "Put \"orders\" in\nwhich région? ✓ \u{1F600}",
             "",
+            "Which region?",
         ] {
             let request = InputRequest::Elicit(ElicitParams::form(message, schema.clone()));
             assert_eq!(
                 form_digest(message, &form),
+                question_digest(&request),
+                "{message:?}"
+            );
+            assert_eq!(
+                form.question_digest(message),
                 question_digest(&request),
                 "{message:?}"
             );

@@ -13,7 +13,7 @@ use crate::server::RequestContext;
 use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
 use super::elicitation::Elicitation;
 use super::forms::{Form, form};
-use super::ledger::{Entry, Ledger, form_digest, question_digest};
+use super::ledger::{Entry, Ledger, question_digest};
 use super::validate::fits;
 
 /// Why [`Rounds::call_back`] did not get the answers.
@@ -79,7 +79,7 @@ impl Rounds {
         let question = |message: String, form: &Form| {
             InputRequest::Elicit(ElicitParams::form(message, form.schema.clone()))
         };
-        let digest = form_digest(&message, &form);
+        let digest = form.question_digest(&message);
         let Some((raw, fresh)) = self.lookup(key, &digest) else {
             self.ask(key, digest, question(message, &form));
             return Ok(None);

@@ -165,8 +165,7 @@ impl Server {
         };
         let admitted = admit(&method, head, &exchange.connection)?;
         let generation = admitted.generation;
-        let state = admitted.request_state.clone();
-        let ctx = self.context(&id, admitted, &exchange);
+        let (ctx, state) = self.context(&id, admitted, &exchange);
         let h = &self.inner.handlers;
         match method.as_str() {
             methods::INITIALIZE => self.initialize(&id, params, &exchange.connection),
@@ -232,8 +231,15 @@ impl Server {
         }
     }
 
-    fn context(&self, id: &RequestId, admitted: Admitted, exchange: &Exchange) -> RequestContext {
-        RequestContext::new(ContextParts {
+    /// The handler's context, and the raw `requestState` it does not carry (the runtime opens
+    /// that first).
+    fn context(
+        &self,
+        id: &RequestId,
+        admitted: Admitted,
+        exchange: &Exchange,
+    ) -> (RequestContext, Option<Value>) {
+        let ctx = RequestContext::new(ContextParts {
             id: id.clone(),
             generation: admitted.generation,
             protocol_version: admitted.protocol_version,
@@ -247,7 +253,8 @@ impl Server {
             sink: exchange.sink.clone(),
             connection: exchange.connection.clone(),
             app_state: self.inner.app_state.clone(),
-        })
+        });
+        (ctx, admitted.request_state)
     }
 
     /// A method whose handler returns a plain result.
@@ -303,11 +310,14 @@ impl Server {
         )?;
         decoded.set_request_state(plaintext);
         let generation = ctx.generation();
-        let capabilities = ctx.client_capabilities().clone();
+        // A second handle on the context (not a copy of the capabilities): checking the
+        // questions against them is the exception, and futures this size are moved about.
+        let asker = ctx.clone();
         match handler(ctx, decoded).await? {
             Outcome::Complete(result) => Ok(self.respond(id, generation, result)),
             Outcome::InputRequired(ask) => {
-                let mut ask = self.check_input_required(ask, generation, &capabilities)?;
+                let capabilities = asker.client_capabilities();
+                let mut ask = self.check_input_required(ask, generation, capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {
                     // A first round has not needed the binding yet; the handler owns the
                     // decoded params now, so they are read again (only when state is sealed).

@@ -1,11 +1,14 @@
 //! Handler storage: one type-erased async function per method.
 
 use std::any::Any;
-use std::future::{Future, poll_fn};
+use std::future::Future;
+use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
+
+use pin_project_lite::pin_project;
 
 use crate::protocol::McpError;
 
@@ -38,26 +41,64 @@ where
                 return Box::pin(async move { Err(error) });
             }
         };
-        Box::pin(async move {
-            match catch_panics(fut).await {
-                Ok(out) => out.map(Into::into),
-                Err(panic) => Err(panicked(panic)),
-            }
+        Box::pin(Recovered {
+            inner: catch_panics(fut),
+            output: PhantomData,
         })
     })
 }
 
 /// Runs `fut`, turning a panic in any of its polls into `Err` with the panic's payload.
-pub(crate) async fn catch_panics<F: Future>(fut: F) -> Result<F::Output, Box<dyn Any + Send>> {
-    let mut fut = pin!(fut);
-    poll_fn(
-        |cx| match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+///
+/// A named future rather than an `async fn`: that would hold `fut` twice over (as its
+/// argument and as the pinned local it polls), and request futures are kilobytes.
+pub(crate) fn catch_panics<F: Future>(fut: F) -> CatchPanics<F> {
+    CatchPanics { fut }
+}
+
+pin_project! {
+    /// The future of [`catch_panics`].
+    pub(crate) struct CatchPanics<F> {
+        #[pin]
+        fut: F,
+    }
+}
+
+impl<F: Future> Future for CatchPanics<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let fut = self.project().fut;
+        match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
             Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(panic) => Poll::Ready(Err(panic)),
-        },
-    )
-    .await
+        }
+    }
+}
+
+pin_project! {
+    /// A handler's future as [`erase`] stores it: its output converted, a panic made `-32603`.
+    struct Recovered<F, R> {
+        #[pin]
+        inner: CatchPanics<F>,
+        output: PhantomData<fn() -> R>,
+    }
+}
+
+impl<F, O, R> Future for Recovered<F, R>
+where
+    F: Future<Output = Result<O, McpError>>,
+    O: Into<R>,
+{
+    type Output = Result<R, McpError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        self.project().inner.poll(cx).map(|joined| match joined {
+            Ok(out) => out.map(Into::into),
+            Err(panic) => Err(panicked(panic)),
+        })
+    }
 }
 
 fn panicked(panic: Box<dyn Any + Send>) -> McpError {

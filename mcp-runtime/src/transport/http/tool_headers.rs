@@ -55,7 +55,9 @@ impl ToolHeaders {
             return known;
         }
         let table = Arc::new(Table {
-            tools: learn(server).await,
+            // Boxed: learning runs a whole request, and every POST's future would otherwise
+            // carry room for it although it runs once in a long while.
+            tools: Box::pin(learn(server)).await,
             learnt: Instant::now(),
         });
         let found = table.tools.get(tool).cloned();
