@@ -1,6 +1,6 @@
 //! The JSON-RPC 2.0 envelope: ids, classifying an incoming line, and writing responses.
 
-use std::borrow::Cow;
+use super::Text;
 use std::fmt;
 
 use serde::de::{self, Deserializer};
@@ -145,11 +145,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for Slot<'a> {
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
-    jsonrpc: Option<Cow<'a, str>>,
+    jsonrpc: Option<Text<'a>>,
     #[serde(borrow, default)]
     id: Slot<'a>,
     #[serde(borrow, default)]
-    method: Option<Cow<'a, str>>,
+    method: Option<Text<'a>>,
     #[serde(borrow, default)]
     params: Slot<'a>,
     #[serde(borrow, default)]
@@ -226,12 +226,12 @@ impl Incoming {
                 }
                 Ok(Incoming::Request(RawRequest {
                     id,
-                    method: method.into_owned(),
+                    method: method.0.into_owned(),
                     params,
                 }))
             }
             (Some(method), None) => Ok(Incoming::Notification(RawNotification {
-                method: method.into_owned(),
+                method: method.0.into_owned(),
                 params,
             })),
             (None, Some(id)) => match (env.result, env.error) {

@@ -90,8 +90,9 @@ impl<'de> Deserialize<'de> for RequestMeta {
                     Ok(())
                 }
                 let mut meta = RequestMeta::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match key.as_ref() {
+                // `Text`, not `Cow`: a bare `Cow` key is always copied.
+                while let Some(key) = map.next_key::<super::Text<'de>>()? {
+                    match &*key {
                         keys::PROTOCOL_VERSION => {
                             once(
                                 &mut meta.protocol_version,
@@ -117,7 +118,7 @@ impl<'de> Deserialize<'de> for RequestMeta {
                         }
                         _ => {
                             let value = map.next_value()?;
-                            meta.extra.insert(key.into_owned(), value);
+                            meta.extra.insert(key.0.into_owned(), value);
                         }
                     }
                 }

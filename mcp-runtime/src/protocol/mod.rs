@@ -20,8 +20,11 @@ mod resources;
 mod roots;
 mod sampling;
 mod stamp;
+mod text;
 mod tools;
 mod version;
+
+pub(crate) use text::Text;
 
 pub use capabilities::*;
 pub use completion::*;

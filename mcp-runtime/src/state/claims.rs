@@ -4,6 +4,7 @@
 //! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
+use crate::protocol::Text;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -194,17 +195,17 @@ pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, Invali
         iat: f64,
         exp: f64,
         #[serde(borrow)]
-        m: Option<Cow<'a, str>>,
+        m: Option<Text<'a>>,
         #[serde(borrow)]
-        t: Option<Cow<'a, str>>,
+        t: Option<Text<'a>>,
         #[serde(borrow)]
-        a: Option<Cow<'a, str>>,
+        a: Option<Text<'a>>,
         #[serde(borrow)]
         s: Cow<'a, str>,
         #[serde(borrow)]
-        aud: Option<Cow<'a, str>>,
+        aud: Option<Text<'a>>,
         #[serde(borrow)]
-        p: Option<Cow<'a, str>>,
+        p: Option<Text<'a>>,
     }
     let reject = InvalidRequestState::new;
     // A derived struct also reads a JSON array positionally; the envelope is only ever an

@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -13,7 +12,7 @@ use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::Identity;
-use crate::protocol::{Incoming, McpError, RawRequest, RequestMeta, methods};
+use crate::protocol::{Incoming, McpError, RawRequest, RequestMeta, Text, methods};
 use crate::server::{Connection, Head};
 
 use super::Shared;
@@ -29,9 +28,9 @@ struct Read<'a> {
     #[serde(rename = "requestState", default)]
     request_state: Option<Value>,
     #[serde(borrow, default)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Text<'a>>,
     #[serde(borrow, default)]
-    uri: Option<Cow<'a, str>>,
+    uri: Option<Text<'a>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
 }
@@ -49,7 +48,7 @@ struct Claim<'a> {
 #[derive(Deserialize, Default)]
 struct ClaimedMeta<'a> {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    protocol_version: Option<Cow<'a, str>>,
+    protocol_version: Option<Text<'a>>,
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
     client_capabilities: Option<IgnoredAny>,
 }
@@ -109,13 +108,26 @@ pub(super) async fn classify(
         }
         return Ok(Classified { modern, head: None });
     };
-    let version = read
+    // The head is boxed before the headers are checked, so the future that awaits the
+    // check does not carry the whole `_meta` inline.
+    let Read {
+        meta,
+        request_state,
+        name,
+        uri,
+        arguments,
+    } = read;
+    let head = Box::new(Head {
+        meta,
+        request_state,
+    });
+    let version = head
         .meta
         .as_ref()
         .and_then(|m| m.protocol_version.as_deref());
     let modern = version.is_some();
     if let (Some(version), Some(request)) = (version, request) {
-        let has_capabilities = read
+        let has_capabilities = head
             .meta
             .as_ref()
             .is_some_and(|m| m.client_capabilities.is_some());
@@ -123,20 +135,14 @@ pub(super) async fn classify(
         // -32020.
         if has_capabilities {
             let target = Target {
-                name: read.name.as_deref(),
-                uri: read.uri.as_deref(),
-                arguments: read.arguments,
+                name: name.as_deref(),
+                uri: uri.as_deref(),
+                arguments,
             };
             check_headers(shared, headers, request, version, target).await?;
         }
     }
-    // Boxed: it travels through several futures, which would otherwise each copy it.
-    let head = request.map(|_| {
-        Box::new(Head {
-            meta: read.meta,
-            request_state: read.request_state,
-        })
-    });
+    let head = request.map(|_| head);
     Ok(Classified { modern, head })
 }
 
