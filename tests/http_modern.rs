@@ -205,6 +205,7 @@ async fn get_and_delete_without_a_session_are_405() {
     assert_eq!(r.status, 405);
     let r = s.method("PUT").send().await;
     assert_eq!(r.status, 405);
+    assert_eq!(r.header("allow"), Some("GET, HEAD, POST, DELETE"));
 }
 
 #[tokio::test]

@@ -224,3 +224,22 @@ async fn the_drain_period_bounds_an_idle_connection() {
     // The server closed the idle connection.
     assert!(read_to_close(&mut idle, "the close").await.is_empty());
 }
+
+#[tokio::test]
+async fn while_draining_every_answer_says_the_connection_closes() {
+    // Answers that axum would otherwise write itself: an unknown path and an unknown method.
+    for (method, path, status) in [("GET", "/elsewhere", 404), ("PUT", "/mcp", 405)] {
+        let s = Running::with(|t| t.drain(Duration::from_secs(10))).await;
+        let (mut idle, _) = idle_connection(s.addr).await;
+        s.stop.cancel();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nhost: {}\r\ncontent-length: 0\r\n\r\n",
+            s.addr
+        );
+        idle.write_all(request.as_bytes()).await.expect("send");
+        let reply = parse_reply(&read_to_close(&mut idle, "the answer, then the close").await);
+        assert_eq!(reply.status, status, "{method} {path}");
+        assert_eq!(reply.header("connection"), Some("close"), "{method} {path}");
+    }
+}

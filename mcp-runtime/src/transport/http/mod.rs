@@ -37,7 +37,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
 use tokio::net::{TcpListener, ToSocketAddrs};
@@ -237,11 +237,15 @@ impl HttpTransport {
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
-        let mut router =
-            Router::new().route(&self.path, post(on_post).get(on_get).delete(on_delete));
+        // Our own 405s (rather than axum's) so they, too, say when the connection closes.
+        let endpoint = post(on_post)
+            .get(on_get)
+            .delete(on_delete)
+            .fallback(on_other_method);
+        let mut router = Router::new().route(&self.path, endpoint);
         if let Some(bearer) = &shared.bearer {
             for path in bearer.metadata_paths() {
-                router = router.route(&path, get(on_metadata));
+                router = router.route(&path, get(on_metadata).fallback(on_other_metadata_method));
             }
         }
         // No tower layers: each would box every request's service and future. The handlers
@@ -269,6 +273,7 @@ impl HttpTransport {
         F: Future<Output = ()> + Send + 'static,
     {
         let closing = self.streams_closing.clone();
+        let closing_for_unknown = self.streams_closing.clone();
         let (grace, drain) = (self.grace_period, self.drain);
         // Its own token: an application cancelling `close_streams_on` only ends streams.
         let stop = CancellationToken::new();
@@ -284,7 +289,17 @@ impl HttpTransport {
                 let _ = tokio::time::timeout(drain, open.all_closed()).await;
             }
         };
-        let serving = axum::serve(listener, self.into_router()).with_graceful_shutdown(drained);
+        // The whole router is ours here, so unknown paths get a 404 that also says when the
+        // connection closes. (`into_router` leaves the fallback to the application it merges
+        // into: axum refuses to merge two routers that both have one.)
+        let router = self.into_router().fallback({
+            let closing = closing_for_unknown;
+            move || {
+                let response = respond::empty(StatusCode::NOT_FOUND);
+                std::future::ready(drain::close_when_stopping(&closing, response))
+            }
+        });
+        let serving = axum::serve(listener, router).with_graceful_shutdown(drained);
         let Some(grace) = grace else {
             return serving.await;
         };
@@ -537,6 +552,24 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
             Err(respond::empty(StatusCode::BAD_REQUEST))
         }
     }
+}
+
+/// Any other method on the endpoint.
+async fn on_other_method(State(shared): State<Arc<Shared>>) -> Response {
+    shared.finish(method_not_allowed("GET, HEAD, POST, DELETE"))
+}
+
+/// Any other method on a metadata document.
+async fn on_other_metadata_method(State(shared): State<Arc<Shared>>) -> Response {
+    shared.finish(method_not_allowed("GET, HEAD"))
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
 }
 
 async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
