@@ -127,6 +127,22 @@ pub(crate) struct Reply {
     pub error_code: Option<i32>,
 }
 
+impl Reply {
+    /// The line answering request `id` with `outcome`.
+    pub(crate) fn new(id: &RequestId, outcome: Result<String, McpError>) -> Self {
+        match outcome {
+            Ok(line) => Reply {
+                line,
+                error_code: None,
+            },
+            Err(error) => Reply {
+                line: error_line(Some(id), &error),
+                error_code: Some(error.code),
+            },
+        }
+    }
+}
+
 impl Server {
     /// Answers one request. Returns the response line (a result or an error).
     pub async fn handle_request(&self, request: RawRequest, exchange: Exchange) -> String {
@@ -135,19 +151,10 @@ impl Server {
 
     pub(crate) async fn reply(&self, request: RawRequest, exchange: Exchange) -> Reply {
         let id = request.id.clone();
-        match self.dispatch(request, exchange).await {
-            Ok(line) => Reply {
-                line,
-                error_code: None,
-            },
-            Err(error) => Reply {
-                line: error_line(Some(&id), &error),
-                error_code: Some(error.code),
-            },
-        }
+        Reply::new(&id, self.dispatch(request, exchange).await)
     }
 
-    async fn dispatch(
+    pub(crate) async fn dispatch(
         &self,
         request: RawRequest,
         mut exchange: Exchange,

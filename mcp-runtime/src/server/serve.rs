@@ -125,23 +125,31 @@ impl Server {
     /// Answers one request unless it is cancelled first: `None` means the client gave up on it
     /// and must hear nothing more about it.
     pub async fn answer(&self, request: RawRequest, exchange: Exchange) -> Option<String> {
-        self.answer_reply(request, exchange)
+        self.clone()
+            .answer_reply(request, exchange, None)
             .await
             .map(|reply| reply.line)
     }
 
-    /// [`answer`](Self::answer), with the error code of an error reply.
+    /// [`answer`](Self::answer), with the error code of an error reply, on an owned handle
+    /// (what a transport boxes), holding `held` until the request is done.
+    ///
+    /// One async layer over `dispatch`, not several: each layer keeps its own copy of the
+    /// request and exchange inside the future, and this future is moved and boxed per request.
     pub(crate) async fn answer_reply(
-        &self,
+        self,
         request: RawRequest,
         exchange: Exchange,
+        held: Option<Box<dyn Send>>,
     ) -> Option<Reply> {
+        let _held = held;
         let token = exchange.cancellation.clone();
+        let id = request.id.clone();
         // Cancellation wins a tie: a cancelled request is never answered.
         let answer = tokio::select! {
             biased;
             () = token.cancelled() => None,
-            reply = self.reply(request, exchange) => Some(reply),
+            outcome = self.dispatch(request, exchange) => Some(Reply::new(&id, outcome)),
         };
         answer.filter(|_| !token.is_cancelled())
     }

@@ -74,11 +74,10 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
     // Polled right here rather than spawned: most requests finish without a notification, and
     // a task of their own would cost an allocation, a schedule and a wake-up each. Boxed so a
     // request that starts streaming can move to the task that pumps its stream.
-    let server = server.clone();
-    let mut task: Answering = Box::pin(catch_panics(async move {
-        let _held = held_until_done;
-        server.answer_reply(request, exchange).await
-    }));
+    let answering = server
+        .clone()
+        .answer_reply(request, exchange, held_until_done);
+    let mut task: Answering = Box::pin(catch_panics(answering));
     if !sse_allowed {
         let joined = loop {
             tokio::select! {
