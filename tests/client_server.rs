@@ -1,12 +1,13 @@
 //! The facade end to end: a client and a server in one process, both generations.
 
+mod support;
+
 use mcp::client::{Client, ClientError};
 use mcp::protocol::{
     CallToolResult, ElicitParams, ElicitResult, Implementation, InputRequest, InputRequiredResult,
     InputResponses, Outcome, Tool,
 };
 use mcp::server::Server;
-use mcp::transport::memory;
 use serde_json::json;
 
 fn server() -> Server {
@@ -40,10 +41,7 @@ fn server() -> Server {
 }
 
 fn connect() -> Client {
-    let (client_end, server_end) = memory::pair();
-    let server = server();
-    tokio::spawn(async move { server.serve(server_end).await });
-    Client::connect(client_end, Implementation::new("test-client", "1.0.0"))
+    support::connect_in_memory(server())
 }
 
 #[tokio::test]

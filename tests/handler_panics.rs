@@ -1,9 +1,10 @@
 //! A handler that panics answers its own request with -32603, and the server keeps serving.
 
-use mcp::client::{Client, ClientError};
+mod support;
+
+use mcp::client::ClientError;
 use mcp::protocol::{CallToolResult, Implementation, Outcome, Tool};
 use mcp::server::Server;
-use mcp::transport::memory;
 use serde_json::json;
 
 fn server() -> Server {
@@ -22,16 +23,9 @@ fn server() -> Server {
         .build()
 }
 
-fn connect() -> Client {
-    let (client_end, server_end) = memory::pair();
-    let server = server();
-    tokio::spawn(async move { server.serve(server_end).await });
-    Client::connect(client_end, Implementation::new("test-client", "1.0.0"))
-}
-
 #[tokio::test]
 async fn a_panic_in_a_handler_is_an_internal_error_and_the_server_keeps_serving() {
-    let client = connect();
+    let client = support::connect_in_memory(server());
     for name in ["early", "late", "early", "late"] {
         match client.call_tool_once(name, None, None, None).await {
             Err(ClientError::Rpc(e)) => {

@@ -1,6 +1,5 @@
 //! The JSON-RPC 2.0 envelope: ids, classifying an incoming line, and writing responses.
 
-use super::Text;
 use std::fmt;
 
 use serde::de::{self, Deserializer};
@@ -9,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::Text;
 use super::error::McpError;
 
 /// A JSON-RPC request id: a string or an integer, never `null`.

@@ -146,12 +146,8 @@ impl Reply {
 impl Server {
     /// Answers one request. Returns the response line (a result or an error).
     pub async fn handle_request(&self, request: RawRequest, exchange: Exchange) -> String {
-        self.reply(request, exchange).await.line
-    }
-
-    pub(crate) async fn reply(&self, request: RawRequest, exchange: Exchange) -> Reply {
         let id = request.id.clone();
-        Reply::new(&id, self.dispatch(request, exchange).await)
+        Reply::new(&id, self.dispatch(request, exchange).await).line
     }
 
     pub(crate) async fn dispatch(

@@ -90,7 +90,10 @@ impl Server {
                     let outgoing = outgoing.clone();
                     let in_flight = in_flight.clone();
                     tasks.spawn(async move {
-                        let answer = server.answer(request, exchange).await;
+                        let answer = server
+                            .answer_reply(request, exchange, None)
+                            .await
+                            .map(|reply| reply.line);
                         {
                             let mut map = lock(&in_flight);
                             if map.get(&id).is_some_and(|(s, _)| *s == seq) {

@@ -4,7 +4,6 @@
 //! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
-use crate::protocol::Text;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
@@ -15,6 +14,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
+
+use crate::protocol::Text;
 
 use super::canonical::{write_float, write_object, write_str, write_value};
 use super::error::InvalidRequestState;

@@ -273,7 +273,6 @@ impl HttpTransport {
         F: Future<Output = ()> + Send + 'static,
     {
         let closing = self.streams_closing.clone();
-        let closing_for_unknown = self.streams_closing.clone();
         let (grace, drain) = (self.grace_period, self.drain);
         // Its own token: an application cancelling `close_streams_on` only ends streams.
         let stop = CancellationToken::new();
@@ -292,13 +291,14 @@ impl HttpTransport {
         // The whole router is ours here, so unknown paths get a 404 that also says when the
         // connection closes. (`into_router` leaves the fallback to the application it merges
         // into: axum refuses to merge two routers that both have one.)
-        let router = self.into_router().fallback({
-            let closing = closing_for_unknown;
+        let not_found = {
+            let closing = self.streams_closing.clone();
             move || {
                 let response = respond::empty(StatusCode::NOT_FOUND);
                 std::future::ready(drain::close_when_stopping(&closing, response))
             }
-        });
+        };
+        let router = self.into_router().fallback(not_found);
         let serving = axum::serve(listener, router).with_graceful_shutdown(drained);
         let Some(grace) = grace else {
             return serving.await;
@@ -469,10 +469,7 @@ async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Respons
 }
 
 async fn post_response(shared: &Shared, headers: &HeaderMap, body: Body) -> Response {
-    if let Some(response) = forbidden(headers, &shared.hosts) {
-        return response;
-    }
-    let identity = match shared.authenticate(headers).await {
+    let identity = match guard(shared, headers).await {
         Ok(identity) => identity,
         Err(refused) => return refused,
     };
