@@ -42,12 +42,14 @@ fn exchange(c: &mut Criterion) {
                 .await
         });
         let duplex = http_client::connect(&url).expect("url");
-        Client::connect(duplex, Implementation::new("bench", "1")).on_elicit(|_| async {
-            let content = json!({"region": "eu-west-1"});
-            Ok(ElicitResult::accept(
-                content.as_object().cloned().unwrap_or_default(),
-            ))
-        })
+        Client::builder(Implementation::new("bench", "1"))
+            .on_elicit(|_| async {
+                let content = json!({"region": "eu-west-1"});
+                Ok(ElicitResult::accept(
+                    content.as_object().cloned().unwrap_or_default(),
+                ))
+            })
+            .connect(duplex)
     });
     let args = json!({"name": "orders"});
     let done = runtime

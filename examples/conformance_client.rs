@@ -17,21 +17,21 @@ use serde_json::{Value, json};
 
 fn client(url: &str) -> anyhow::Result<Client> {
     let duplex = http_client::connect(url)?;
-    Ok(Client::connect(
-        duplex,
-        Implementation::new("mcp-rust-conformance-client", "1.0.0"),
+    Ok(
+        Client::builder(Implementation::new("mcp-rust-conformance-client", "1.0.0"))
+            .on_elicit(|question| async move { Ok(ElicitResult::accept(answer_form(&question))) })
+            .on_sample(|_params| async {
+                Ok(CreateMessageResult {
+                    role: Role::Assistant,
+                    content: OneOrMany::One(SamplingContent::text("A sampled answer.")),
+                    model: "conformance-model".into(),
+                    stop_reason: Some("endTurn".into()),
+                    meta: None,
+                })
+            })
+            .on_list_roots(|| async { Ok(ListRootsResult { roots: Vec::new() }) })
+            .connect(duplex),
     )
-    .on_elicit(|question| async move { Ok(ElicitResult::accept(answer_form(&question))) })
-    .on_sample(|_params| async {
-        Ok(CreateMessageResult {
-            role: Role::Assistant,
-            content: OneOrMany::One(SamplingContent::text("A sampled answer.")),
-            model: "conformance-model".into(),
-            stop_reason: Some("endTurn".into()),
-            meta: None,
-        })
-    })
-    .on_list_roots(|| async { Ok(ListRootsResult { roots: Vec::new() }) }))
 }
 
 /// A scripted user: every field of the form gets its default (SEP-1034: a client applies the

@@ -17,12 +17,12 @@
 
 use std::time::Duration;
 
+use mcp::BoxFuture;
 use mcp::protocol::{
     CallToolParams, CallToolResult, CompleteResult, ContentBlock, ElicitAction, ElicitParams,
-    ElicitResult, InputRequest, LoggingLevel, McpError, Outcome,
+    ElicitResult, InputRequest, LoggingLevel, McpError, Outcome, Tool,
 };
-use mcp::server::BoxFuture;
-use mcp::server::app::{ToolEntry, ToolInfo};
+use mcp::server::ToolEntry;
 use mcp::state::RequestStateSecurity;
 use mcp::transport::http::HttpTransport;
 use mcp::{
@@ -610,21 +610,9 @@ fn json_schema_2020_12_tool() -> ToolEntry {
     ) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
         Box::pin(async { Ok(CallToolResult::text("Schema accepted").into()) })
     }
-    ToolEntry::new(
-        ToolInfo {
-            name: "json_schema_2020_12_tool",
-            title: None,
-            description: Some("A tool whose input schema uses JSON Schema 2020-12 keywords"),
-            read_only: None,
-            destructive: None,
-            idempotent: None,
-            open_world: None,
-            requires: &[],
-        },
-        json_schema_2020_12,
-        || None,
-        call,
-    )
+    let mut tool = Tool::new("json_schema_2020_12_tool", json_schema_2020_12());
+    tool.description = Some("A tool whose input schema uses JSON Schema 2020-12 keywords".into());
+    ToolEntry::from_tool(tool, call)
 }
 
 fn json_schema_2020_12() -> Value {

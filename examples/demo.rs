@@ -96,8 +96,9 @@ async fn main() -> anyhow::Result<()> {
         .build()?;
     tokio::spawn(async move { server.serve(server_end).await });
 
-    let client = Client::connect(client_end, Implementation::new("demo-client", "1.0.0"))
-        .with_capabilities(serde_json::from_value(json!({"elicitation": {}}))?);
+    let client = Client::builder(Implementation::new("demo-client", "1.0.0"))
+        .capabilities(serde_json::from_value(json!({"elicitation": {}}))?)
+        .connect(client_end);
 
     let arguments = json!({"name": "orders"});
     let (mut responses, mut state) = (None, None);

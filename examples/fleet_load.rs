@@ -101,25 +101,24 @@ impl Counts {
 /// once, so the region questions beyond the calls started are the restarts.
 fn client(url: &str, restarts: u32, counts: Arc<Counts>) -> anyhow::Result<Client> {
     let duplex = http_client::connect(url)?;
-    Ok(
-        Client::connect(duplex, Implementation::new("fleet_load", "1.0.0"))
-            .with_call_timeout(CALL_TIMEOUT)
-            .restart_on_invalid_state(restarts)
-            .on_elicit(move |question: ElicitParams| {
-                let counts = counts.clone();
-                async move {
-                    let content = if question.message().starts_with("Which region") {
-                        counts.region_questions.fetch_add(1, Ordering::Relaxed);
-                        json!({"region": "eu-west-1"})
-                    } else {
-                        json!({"confirm": true})
-                    };
-                    Ok(ElicitResult::accept(
-                        content.as_object().cloned().unwrap_or_default(),
-                    ))
-                }
-            }),
-    )
+    Ok(Client::builder(Implementation::new("fleet_load", "1.0.0"))
+        .call_timeout(CALL_TIMEOUT)
+        .restart_on_invalid_state(restarts)
+        .on_elicit(move |question: ElicitParams| {
+            let counts = counts.clone();
+            async move {
+                let content = if question.message().starts_with("Which region") {
+                    counts.region_questions.fetch_add(1, Ordering::Relaxed);
+                    json!({"region": "eu-west-1"})
+                } else {
+                    json!({"confirm": true})
+                };
+                Ok(ElicitResult::accept(
+                    content.as_object().cloned().unwrap_or_default(),
+                ))
+            }
+        })
+        .connect(duplex))
 }
 
 async fn run_client(client: Client, options: Arc<Options>, counts: Arc<Counts>) {

@@ -40,10 +40,11 @@ fn arguments() -> Value {
 /// Step 1: the first round, saved.
 async fn start(file: &Path) -> anyhow::Result<()> {
     let (duplex, _server) = stdio::spawn(provisioner()?)?;
-    let client = Client::connect(duplex, Implementation::new("starter", "1.0.0"))
-        .with_capabilities(serde_json::from_value(
+    let client = Client::builder(Implementation::new("starter", "1.0.0"))
+        .capabilities(serde_json::from_value(
             json!({"elicitation": {"form": {}}}),
-        )?);
+        )?)
+        .connect(duplex);
     match client
         .call_tool_once("provision", Some(arguments()), None, None)
         .await?
@@ -66,8 +67,8 @@ async fn finish(file: &Path) -> anyhow::Result<()> {
     let saved: InputRequiredResult =
         serde_json::from_str(&std::fs::read_to_string(file).context("read the saved round")?)?;
     let (duplex, _server) = stdio::spawn(provisioner()?)?;
-    let client = Client::connect(duplex, Implementation::new("finisher", "1.0.0")).on_elicit(
-        |question: ElicitParams| async move {
+    let client = Client::builder(Implementation::new("finisher", "1.0.0"))
+        .on_elicit(|question: ElicitParams| async move {
             println!("    asked: {}", question.message());
             let answer = if question.message().starts_with("Which region") {
                 json!({"region": "eu-west-1"})
@@ -77,8 +78,8 @@ async fn finish(file: &Path) -> anyhow::Result<()> {
             Ok(ElicitResult::accept(
                 answer.as_object().cloned().unwrap_or_default(),
             ))
-        },
-    );
+        })
+        .connect(duplex);
     // Answer the saved questions with the same handler, then let the loop take over.
     let answers = client.answer(&saved).await?;
     let result = client

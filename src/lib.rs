@@ -9,8 +9,7 @@ pub use mcp_runtime::protocol::{
     ReadResourceResult, ResourceContents,
 };
 pub use mcp_runtime::resolve::{Elicit, Elicited, ListRoots, Sample};
-pub use mcp_runtime::server::app::Json;
-pub use mcp_runtime::server::{BuildError, McpServer, RequestContext as Context, State};
+pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 
 /// Turns an `async fn` into an MCP tool.
 ///
@@ -257,7 +256,3 @@ macro_rules! resources {
 pub use mcp_macros::Elicitation;
 
 pub use mcp_runtime::resolve::Elicitation;
-/// Serves a [`server::Server`] over Streamable HTTP at `http://addr/mcp` until Ctrl-C.
-/// See [`transport::http`] for mounting it into an axum app and for the options.
-#[cfg(feature = "http")]
-pub use mcp_runtime::transport::http::serve_http;

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use mcp::client::{Client, ClientError, Resume};
+use mcp::client::{Client, ClientBuilder, ClientError, Resume};
 use mcp::protocol::{
     CreateMessageResult, ElicitParams, ElicitResult, Implementation, InputRequiredResult,
     ListRootsResult, Role, Root, SamplingContent,
@@ -51,7 +51,7 @@ fn server() -> McpServer {
     McpServer::new("rounds").tools(mcp::tools![provision, research, forever, endless])
 }
 
-fn answering(client: Client, asked: Arc<AtomicU32>) -> Client {
+fn answering(client: ClientBuilder, asked: Arc<AtomicU32>) -> ClientBuilder {
     client
         .on_elicit(move |params: ElicitParams| {
             let asked = asked.clone();
@@ -80,9 +80,16 @@ fn answering(client: Client, asked: Arc<AtomicU32>) -> Client {
         })
 }
 
+fn builder() -> ClientBuilder {
+    Client::builder(Implementation::new("auto", "1"))
+}
+
+fn in_memory() -> mcp::transport::Duplex {
+    server().serve_in_memory().expect("valid server")
+}
+
 fn connect() -> Client {
-    let duplex = server().serve_in_memory().expect("valid server");
-    Client::connect(duplex, Implementation::new("auto", "1"))
+    builder().connect(in_memory())
 }
 
 fn text(result: &mcp::CallToolResult) -> &str {
@@ -92,7 +99,7 @@ fn text(result: &mcp::CallToolResult) -> &str {
 #[tokio::test]
 async fn a_call_runs_every_round_with_the_callbacks() {
     let asked = Arc::new(AtomicU32::new(0));
-    let client = answering(connect(), asked.clone());
+    let client = answering(builder(), asked.clone()).connect(in_memory());
     let result = client
         .call_tool("provision", Some(json!({"name": "orders"})))
         .await
@@ -103,7 +110,7 @@ async fn a_call_runs_every_round_with_the_callbacks() {
 
 #[tokio::test]
 async fn mixed_questions_of_one_round_are_all_answered() {
-    let client = answering(connect(), Arc::default());
+    let client = answering(builder(), Arc::default()).connect(in_memory());
     let result = client.call_tool("research", None).await.expect("completes");
     assert_eq!(text(&result), "short / 1 roots / true");
 }
@@ -123,7 +130,7 @@ async fn without_handlers_the_server_refuses_for_lack_of_capabilities() {
 
 #[tokio::test(start_paused = true)]
 async fn a_call_that_never_finishes_stops_at_the_round_limit_with_backoff() {
-    let client = connect().with_max_rounds(4);
+    let client = builder().max_rounds(4).connect(in_memory());
     let started = tokio::time::Instant::now();
     let before = FOREVER.load(Ordering::SeqCst);
     let error = client.call_tool("forever", None).await.expect_err("limit");
@@ -131,7 +138,7 @@ async fn a_call_that_never_finishes_stops_at_the_round_limit_with_backoff() {
         matches!(error, ClientError::TooManyRounds { max: 4 }),
         "{error}"
     );
-    assert!(error.to_string().contains("with_max_rounds"), "{error}");
+    assert!(error.to_string().contains("max_rounds"), "{error}");
     assert_eq!(
         FOREVER.load(Ordering::SeqCst) - before,
         5,
@@ -152,15 +159,15 @@ async fn a_persisted_round_resumes_from_another_client_on_another_instance() {
             .expect("keys")
     };
     let instance = || {
-        let duplex = server()
+        server()
             .request_state_security(keys())
             .serve_in_memory()
-            .expect("valid server");
-        Client::connect(duplex, Implementation::new("client", "1"))
+            .expect("valid server")
     };
-    let first = instance().with_capabilities(
-        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("caps"),
-    );
+    let client = || Client::builder(Implementation::new("client", "1"));
+    let first = client()
+        .capabilities(serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("caps"))
+        .connect(instance());
     let args = json!({"name": "orders"});
     let mcp::Outcome::InputRequired(ask) = first
         .call_tool_once("provision", Some(args.clone()), None, None)
@@ -179,7 +186,7 @@ async fn a_persisted_round_resumes_from_another_client_on_another_instance() {
     );
     // A fresh client, connected to another instance with the same keys, picks the round up.
     drop(first);
-    let second = answering(instance(), Arc::default());
+    let second = answering(client(), Arc::default()).connect(instance());
     let result = second
         .resume_tool(
             "provision",
@@ -197,7 +204,7 @@ async fn a_persisted_round_resumes_from_another_client_on_another_instance() {
 #[tokio::test]
 async fn the_same_callbacks_answer_a_legacy_back_channel() {
     let asked = Arc::new(AtomicU32::new(0));
-    let client = answering(connect(), asked.clone());
+    let client = answering(builder(), asked.clone()).connect(in_memory());
     let init = client.initialize().await.expect("2025-11-25 session");
     assert_eq!(init.protocol_version, "2025-11-25");
     let result = client
@@ -212,7 +219,7 @@ async fn the_same_callbacks_answer_a_legacy_back_channel() {
 async fn requests_after_the_server_is_gone_fail_at_once() {
     let (client_end, server_end) = mcp::transport::memory::pair();
     drop(server_end);
-    let client = Client::connect(client_end, Implementation::new("c", "1"));
+    let client = Client::builder(Implementation::new("c", "1")).connect(client_end);
     tokio::task::yield_now().await;
     let error = tokio::time::timeout(std::time::Duration::from_secs(5), client.discover())
         .await
@@ -251,14 +258,16 @@ async fn negotiation_prefers_discover_and_falls_back_to_initialize() {
     assert_eq!(modern.negotiate().await.expect("modern"), "2026-07-28");
     assert_eq!(modern.protocol_version(), "2026-07-28");
 
-    let old = Client::connect(old_server().await, Implementation::new("c", "1"));
+    let old = Client::builder(Implementation::new("c", "1")).connect(old_server().await);
     assert_eq!(old.negotiate().await.expect("legacy"), "2025-11-25");
     assert_eq!(old.protocol_version(), "2025-11-25");
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_call_timeout_bounds_all_rounds() {
-    let client = connect().with_call_timeout(std::time::Duration::from_millis(120));
+    let client = builder()
+        .call_timeout(std::time::Duration::from_millis(120))
+        .connect(in_memory());
     let error = client
         .call_tool("endless", None)
         .await
@@ -300,9 +309,10 @@ async fn a_rejected_state_fails_the_call_unless_the_client_restarts_it() {
     let only_the_second_message = |n| n == 1;
     let duplex = two_instances(only_the_second_message);
     let client = answering(
-        Client::connect(duplex, Implementation::new("c", "1")),
+        Client::builder(Implementation::new("c", "1")),
         Arc::default(),
-    );
+    )
+    .connect(duplex);
     let error = client
         .call_tool("provision", Some(json!({"name": "orders"})))
         .await
@@ -315,10 +325,11 @@ async fn a_rejected_state_fails_the_call_unless_the_client_restarts_it() {
     let asked = Arc::new(AtomicU32::new(0));
     let duplex = two_instances(only_the_second_message);
     let client = answering(
-        Client::connect(duplex, Implementation::new("c", "1")),
+        Client::builder(Implementation::new("c", "1")),
         asked.clone(),
     )
-    .restart_on_invalid_state(1);
+    .restart_on_invalid_state(1)
+    .connect(duplex);
     let result = client
         .call_tool("provision", Some(json!({"name": "orders"})))
         .await
@@ -338,10 +349,11 @@ async fn restarts_are_bounded() {
     let duplex = two_instances(every_retry);
     let asked = Arc::new(AtomicU32::new(0));
     let client = answering(
-        Client::connect(duplex, Implementation::new("c", "1")),
+        Client::builder(Implementation::new("c", "1")),
         asked.clone(),
     )
-    .restart_on_invalid_state(2);
+    .restart_on_invalid_state(2)
+    .connect(duplex);
     let error = client
         .call_tool("provision", Some(json!({"name": "orders"})))
         .await

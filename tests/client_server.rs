@@ -12,7 +12,7 @@ use serde_json::json;
 
 fn server() -> Server {
     Server::builder(Implementation::new("greeter", "1.0.0"))
-        .tools(vec![Tool::new("greet", json!({"type":"object"}))])
+        .list_tools(vec![Tool::new("greet", json!({"type":"object"}))])
         .on_call_tool(|_, call| async move {
             let answer = call
                 .input_responses
@@ -38,6 +38,7 @@ fn server() -> Server {
             })
         })
         .build()
+        .expect("the server builds")
 }
 
 fn connect() -> Client {
@@ -46,8 +47,9 @@ fn connect() -> Client {
 
 #[tokio::test]
 async fn a_two_round_call_completes_with_the_answer() {
-    let client =
-        connect().with_capabilities(serde_json::from_value(json!({"elicitation":{}})).unwrap());
+    let client = Client::builder(Implementation::new("test-client", "1.0.0"))
+        .capabilities(serde_json::from_value(json!({"elicitation":{}})).expect("capabilities"))
+        .connect(server().serve_in_memory());
     let Outcome::InputRequired(ask) = client
         .call_tool_once("greet", None, None, None)
         .await

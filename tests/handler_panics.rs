@@ -10,7 +10,7 @@ use serde_json::json;
 fn server() -> Server {
     let tool = |name: &str| Tool::new(name, json!({"type":"object"}));
     Server::builder(Implementation::new("fragile", "1.0.0"))
-        .tools(vec![tool("fine"), tool("early"), tool("late")])
+        .list_tools(vec![tool("fine"), tool("early"), tool("late")])
         .on_call_tool(|_, call| {
             // Before the future exists, and in one of its later polls.
             assert_ne!(call.name, "early", "panics while making the future");
@@ -21,6 +21,7 @@ fn server() -> Server {
             }
         })
         .build()
+        .expect("the server builds")
 }
 
 #[tokio::test]

@@ -56,8 +56,9 @@ async fn start() -> Running {
 
 fn client(url: &str) -> Client {
     let duplex = http_client::connect(url).expect("a valid URL");
-    Client::connect(duplex, Implementation::new("http-test", "1"))
+    Client::builder(Implementation::new("http-test", "1"))
         .on_elicit(|question: ElicitParams| async move { Ok(support::answer(&question)) })
+        .connect(duplex)
 }
 
 fn text(result: &mcp::CallToolResult) -> &str {

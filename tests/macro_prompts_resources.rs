@@ -83,7 +83,7 @@ fn client() -> Client {
             confirm
         ]);
     let duplex = server.serve_in_memory().expect("valid server");
-    Client::connect(duplex, Implementation::new("test", "1.0.0"))
+    Client::builder(Implementation::new("test", "1.0.0")).connect(duplex)
 }
 
 async fn raw(client: &Client, method: &str, params: Value) -> Result<Value, String> {
@@ -273,7 +273,7 @@ async fn completion_is_answered_by_the_server_wide_handler() {
             )]))
         });
     let duplex = server.serve_in_memory().expect("valid server");
-    let client = Client::connect(duplex, Implementation::new("test", "1.0.0"));
+    let client = Client::builder(Implementation::new("test", "1.0.0")).connect(duplex);
     let answer = raw(
         &client,
         "completion/complete",

@@ -117,9 +117,11 @@ fn server() -> McpServer {
 
 fn client() -> Client {
     let duplex = server().serve_in_memory().expect("a valid server");
-    Client::connect(duplex, Implementation::new("test", "1.0.0")).with_capabilities(
-        serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"),
-    )
+    Client::builder(Implementation::new("test", "1.0.0"))
+        .capabilities(
+            serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"),
+        )
+        .connect(duplex)
 }
 
 async fn call(client: &Client, name: &str, args: Value) -> CallToolResult {
@@ -322,7 +324,7 @@ mod shared_state {
             .tools(mcp::tools![bump])
             .serve_in_memory()
             .expect("valid");
-        let client = Client::connect(duplex, Implementation::new("t", "1"));
+        let client = Client::builder(Implementation::new("t", "1")).connect(duplex);
         let result = call(&client, "bump", json!({"by": 2})).await;
         assert_eq!(text(&result), "hi 42");
     }
@@ -362,7 +364,7 @@ mod protocol_errors {
             .tools(mcp::tools![strict])
             .serve_in_memory()
             .expect("valid");
-        let client = Client::connect(duplex, Implementation::new("t", "1"));
+        let client = Client::builder(Implementation::new("t", "1")).connect(duplex);
         assert_eq!(
             text(&call(&client, "strict", json!({"value": 3})).await),
             "3"

@@ -20,8 +20,8 @@ fn connect() -> (Client, Arc<Mutex<Vec<String>>>, tokio::process::Child) {
     let (duplex, child) = stdio::spawn(command).expect("start the Python server");
     let asked = Arc::new(Mutex::new(Vec::new()));
     let log = asked.clone();
-    let client = Client::connect(duplex, Implementation::new("rust-client", "1.0.0")).on_elicit(
-        move |question: ElicitParams| {
+    let client = Client::builder(Implementation::new("rust-client", "1.0.0"))
+        .on_elicit(move |question: ElicitParams| {
             let log = log.clone();
             async move {
                 let message = question.message().to_owned();
@@ -35,8 +35,8 @@ fn connect() -> (Client, Arc<Mutex<Vec<String>>>, tokio::process::Child) {
                     content.as_object().cloned().unwrap_or_default(),
                 ))
             }
-        },
-    );
+        })
+        .connect(duplex);
     (client, asked, child)
 }
 
@@ -121,8 +121,8 @@ mod over_http {
 
     fn client(url: &str) -> Client {
         let duplex = http_client::connect(url).expect("a valid URL");
-        Client::connect(duplex, Implementation::new("rust-client", "1.0.0")).on_elicit(
-            |question: ElicitParams| async move {
+        Client::builder(Implementation::new("rust-client", "1.0.0"))
+            .on_elicit(|question: ElicitParams| async move {
                 let content = if question.message().starts_with("Which region") {
                     json!({"region": "eu-west-1"})
                 } else {
@@ -131,8 +131,8 @@ mod over_http {
                 Ok(ElicitResult::accept(
                     content.as_object().cloned().unwrap_or_default(),
                 ))
-            },
-        )
+            })
+            .connect(duplex)
     }
 
     #[tokio::test]

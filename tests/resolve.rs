@@ -103,8 +103,9 @@ fn server(security: RequestStateSecurity) -> McpServer {
 
 fn connect(server: McpServer, capabilities: Value) -> Client {
     let duplex = server.serve_in_memory().expect("valid server");
-    Client::connect(duplex, Implementation::new("test", "1.0.0"))
-        .with_capabilities(serde_json::from_value(capabilities).expect("capabilities"))
+    Client::builder(Implementation::new("test", "1.0.0"))
+        .capabilities(serde_json::from_value(capabilities).expect("capabilities"))
+        .connect(duplex)
 }
 
 fn all_capabilities() -> Value {

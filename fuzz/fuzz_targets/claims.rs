@@ -15,9 +15,10 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
+use mcp_runtime::BoxError;
 use mcp_runtime::auth::Identity;
 use mcp_runtime::state::{
-    BoxError, Codec, InvalidRequestState, RequestBinding, RequestStateSecurity, StateBoundary,
+    Codec, InvalidRequestState, RequestBinding, RequestStateSecurity, StateBoundary,
 };
 use serde_json::{Map, Value, json};
 

@@ -13,7 +13,7 @@ use tokio::runtime::Runtime;
 
 fn server() -> Server {
     Server::builder(Implementation::new("bench", "1.0.0"))
-        .tools(vec![
+        .list_tools(vec![
             Tool::new("echo", json!({"type":"object"})),
             Tool::new("provision", json!({"type":"object"})),
         ])
@@ -54,7 +54,7 @@ fn server() -> Server {
             };
             Ok(outcome)
         })
-        .build()
+        .build().expect("the server builds")
 }
 
 const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;

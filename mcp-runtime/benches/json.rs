@@ -1,6 +1,6 @@
 //! JSON decode and encode of `tools/call` in our protocol types, the way the server does it per
 //! request: classify the line (`Incoming::parse`), read the head of the params (`_meta` and the
-//! raw `requestState`, as the admission gate does), decode `CallToolParams`; then stamp the
+//! raw `requestState`, as the admission gate does), decode `CallToolParams`; then fill in the
 //! result for 2026-07-28 and write the response line. The requests are the load benchmark's
 //! (`benches/load`), so these numbers are the JSON share of one call there.
 
@@ -10,8 +10,8 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_runtime::protocol::{
     CacheHint, CallToolParams, CallToolResult, ElicitParams, Generation, Implementation, Incoming,
-    InputRequest, InputRequiredResult, RequestId, RequestMeta, Stamp, WireResult, decode_params,
-    result_line,
+    InputRequest, InputRequiredResult, RequestId, RequestMeta, ResultFields, WireResult,
+    decode_params, result_line,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -38,9 +38,9 @@ fn decode(line: &str) -> (RequestId, Head, CallToolParams) {
     (request.id, head, call)
 }
 
-fn stamp() -> Stamp {
-    Stamp {
-        generation: Generation::Modern,
+fn fields() -> ResultFields {
+    ResultFields {
+        generation: Generation::V2026_07_28,
         server_info: Arc::new(Implementation::new("bench", "0.1.0")),
         cache: CacheHint::default(),
     }
@@ -83,19 +83,19 @@ fn json(c: &mut Criterion) {
         b.iter(|| decode_params::<CallToolParams>(black_box(params)))
     });
 
-    let stamp = stamp();
+    let fields = fields();
     let id = RequestId::Number(1);
     let echo_result = CallToolResult::text("hello world");
     let line = {
         let mut r = echo_result.clone();
-        r.stamp(&stamp);
+        r.fill(&fields);
         result_line(&id, &r)
     };
     assert!(line.contains(r#""resultType":"complete""#), "{line}");
     c.bench_function("json/encode_tools_call_result", |b| {
         b.iter(|| {
             let mut result = black_box(&echo_result).clone();
-            result.stamp(&stamp);
+            result.fill(&fields);
             result_line(&id, &result)
         })
     });
@@ -112,7 +112,7 @@ fn json(c: &mut Criterion) {
     c.bench_function("json/encode_input_required_result", |b| {
         b.iter(|| {
             let mut result = black_box(&ask).clone();
-            result.stamp(&stamp);
+            result.fill(&fields);
             result_line(&id, &result)
         })
     });

@@ -12,9 +12,11 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mcp_runtime::BoxFuture;
 use mcp_runtime::protocol::{CallToolParams, CallToolResult, McpError, Outcome};
-use mcp_runtime::server::app::{McpServer, ToolEntry, ToolInfo, input_schema};
-use mcp_runtime::server::{BoxFuture, RequestContext};
+// The registration path `#[mcp::tool]` expands to, which names these macro-support items.
+use mcp_runtime::__private::{ToolInfo, input_schema};
+use mcp_runtime::server::{Context, McpServer, ToolEntry};
 use mcp_runtime::transport::Duplex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,7 +55,7 @@ fn counted_schema() -> Value {
 }
 
 fn echo(
-    _ctx: RequestContext,
+    _ctx: Context,
     params: CallToolParams,
 ) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
     Box::pin(async move {

@@ -1,23 +1,51 @@
-//! The runtime of the `mcp` framework.
+//! The runtime of the `mcp` framework. Users reach it through the `mcp` facade crate.
 //!
-//! Modules, one concern each:
-//! - [`protocol`]: JSON-RPC 2.0 and the MCP types of 2026-07-28 and 2025-11-25.
-//! - [`server`]: the low-level [`Server`](server::Server), dispatch, the generation gate.
-//! - [`resolve`]: what functions ask the client for (form questions from Rust types).
-//! - [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation).
-//! - [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP transports.
-//! - [`client`]: a client that speaks both generations.
-//! - [`auth`]: OAuth 2.1 resource-server authorization and the verified identity of a caller.
+//! # Layers
+//!
+//! The modules form a stack: each imports only from the layers below it, never from one
+//! beside or above it (the test in `layers.rs` checks every `crate::` and `super::` path).
+//! A piece two layers need lives in the lowest layer that needs it. Bottom first:
+//!
+//! 1. [`protocol`]: JSON-RPC 2.0, the MCP types of 2026-07-28 and 2025-11-25, and the
+//!    canonical JSON that digests and claims are computed over. Beside it, three pieces with
+//!    no dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
+//!    ([`auth::Identity`]), and catching a handler's panic.
+//! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
+//!    caller's identity.
+//! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
+//! 4. [`server`]: the low-level [`Server`](server::Server) (the generation gate, routing, the
+//!    state boundary, the request [`Context`](server::Context)) and the
+//!    [`McpServer`](server::McpServer) registry the macros feed. It knows no transport.
+//! 5. [`resolve`]: Resolve parameters, the questions a function asks through its context.
+//! 6. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
+//!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
+//! 7. [`client`]: a client of both generations over any transport.
+//! 8. [`Error`]: the one error a `main` returns, whatever failed.
+//! 9. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
+//!    only place that joins a server to a transport.
+//!
+//! Above them all, `__private` names what macro-generated code uses.
 #![forbid(unsafe_code)]
 
 pub mod auth;
+mod boxed;
 pub mod client;
+mod error;
+mod identity;
+mod panics;
 pub mod protocol;
 pub mod resolve;
+mod serve;
 pub mod server;
 pub mod state;
 pub mod transport;
 
+pub use boxed::{BoxError, BoxFuture};
+pub use error::Error;
+
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+
+#[cfg(test)]
+mod layers;

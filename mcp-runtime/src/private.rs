@@ -5,6 +5,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::BoxFuture;
 pub use crate::protocol::{
     CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, JsonObject, McpError,
     Outcome, ReadResourceParams, ReadResourceResult,
@@ -13,9 +14,11 @@ pub use crate::resolve::{
     CallBack, Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo,
     FromElicitation, Halt, Rounds, enum_schema, form_schema,
 };
-pub use crate::server::app::{
-    FromTemplateVar, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptArgumentInfo,
-    PromptArgumentType, PromptDef, PromptEntry, PromptInfo, ResourceDef, ResourceEntry,
-    ResourceInfo, TemplateVars, ToolDef, ToolEntry, ToolInfo, input_schema, take_arg, take_arg_or,
+pub use crate::server::macro_support::*;
+pub use crate::server::{Context, FromAppState, StateKey};
+pub use crate::server::{
+    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptCall, PromptEntry, ResourceCall,
+    ResourceEntry, ToolCall, ToolEntry,
 };
-pub use crate::server::{BoxFuture, FromAppState, RequestContext, StateKey};
+// The name generated code used before `Context`.
+pub use crate::server::Context as RequestContext;

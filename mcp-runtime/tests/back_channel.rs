@@ -10,13 +10,14 @@ use support::{Wire, modern};
 
 fn asking_server() -> Server {
     Server::builder(Implementation::new("asker", "1.0.0"))
-        .tools(vec![Tool::new("ask", json!({"type": "object"}))])
+        .list_tools(vec![Tool::new("ask", json!({"type": "object"}))])
         .on_call_tool(|ctx, _call| async move {
             let answer: Value = ctx.request_client("roots/list", &json!({})).await?;
             let count = answer["roots"].as_array().map_or(0, Vec::len);
             Ok::<_, McpError>(CallToolResult::text(format!("{count} roots")))
         })
         .build()
+        .expect("the server builds")
 }
 
 async fn open_session(wire: &mut Wire) {

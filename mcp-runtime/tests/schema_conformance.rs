@@ -254,13 +254,13 @@ fn the_helper_rejects_what_the_schema_forbids() {
 fn feature_server() -> Server {
     Server::builder(Implementation::new("feature-server", "1.0.0"))
         .instructions("Use the tools.")
-        .tools(vec![
+        .list_tools(vec![
             Tool::new("echo", json!({"type":"object"})).with_description("Echoes"),
         ])
         .on_call_tool(
             |_, call| async move { Ok(CallToolResult::text(format!("called {}", call.name))) },
         )
-        .prompts(vec![Prompt {
+        .list_prompts(vec![Prompt {
             name: "greet".into(),
             description: Some("Says hello".into()),
             ..Prompt::default()
@@ -287,8 +287,8 @@ fn feature_server() -> Server {
             ])
             .into())
         })
-        .resources(vec![Resource::new("file:///a.txt", "a")])
-        .resource_templates(vec![ResourceTemplate {
+        .list_resources(vec![Resource::new("file:///a.txt", "a")])
+        .list_resource_templates(vec![ResourceTemplate {
             uri_template: "file:///{name}".into(),
             name: "files".into(),
             ..ResourceTemplate::default()
@@ -308,6 +308,7 @@ fn feature_server() -> Server {
         })
         .on_complete(|_, _| async { Ok(CompleteResult::values(vec!["alpha".into()])) })
         .build()
+        .expect("the server builds")
 }
 
 fn initialize_params() -> Value {
@@ -622,7 +623,10 @@ struct Capture {
     lines: Arc<Mutex<Vec<Value>>>,
 }
 
-fn capture_client(answer: fn(&Value) -> Value) -> (Client, Capture) {
+fn capture_client(
+    answer: fn(&Value) -> Value,
+    capabilities: ClientCapabilities,
+) -> (Client, Capture) {
     let (in_tx, in_rx) = mpsc::channel::<Frame>(16);
     let (out_tx, mut out_rx) = mpsc::channel::<String>(16);
     let lines = Arc::new(Mutex::new(Vec::new()));
@@ -643,7 +647,9 @@ fn capture_client(answer: fn(&Value) -> Value) -> (Client, Capture) {
         incoming: in_rx,
         outgoing: out_tx,
     };
-    let client = Client::connect(duplex, Implementation::new("test-client", "1.0.0"));
+    let client = Client::builder(Implementation::new("test-client", "1.0.0"))
+        .capabilities(capabilities)
+        .connect(duplex);
     (client, Capture { lines })
 }
 
@@ -669,8 +675,7 @@ async fn requests_our_client_sends_validate() {
         json!({"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}}),
     )
     .expect("capabilities");
-    let (client, capture) = capture_client(canned);
-    let client = client.with_capabilities(caps.clone());
+    let (client, capture) = capture_client(canned, caps.clone());
     client.discover().await.expect("discover");
     client.list_tools(None).await.expect("tools/list");
     let mut answers = InputResponses::new();
@@ -729,8 +734,7 @@ async fn requests_our_client_sends_validate() {
     assert_valid(Rev::V2026, "InputResponses", &retry["inputResponses"]);
 
     // 2025-11-25: initialize, then notifications/initialized, then a plain call.
-    let (client, capture) = capture_client(canned);
-    let client = client.with_capabilities(caps);
+    let (client, capture) = capture_client(canned, caps);
     client.initialize().await.expect("initialize");
     client
         .call_tool_once("echo", Some(json!({})), None, None)

@@ -7,13 +7,14 @@ use aes_gcm::Aes256Gcm;
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use mcp_runtime::BoxError;
 use mcp_runtime::auth::Identity;
 use mcp_runtime::protocol::{
     CallToolResult, GetPromptResult, Implementation, InputRequiredResult, Outcome, PromptMessage,
     RawRequest, ReadResourceResult, RequestId, ResourceContents,
 };
 use mcp_runtime::server::{Connection, Exchange, NotificationSink, Server};
-use mcp_runtime::state::{BoxError, Codec, InvalidRequestState, RequestStateSecurity};
+use mcp_runtime::state::{Codec, InvalidRequestState, RequestStateSecurity};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -35,7 +36,6 @@ fn server(name: &str, security: RequestStateSecurity) -> Server {
     }
     Server::builder(Implementation::new(name, "1.0.0"))
         .request_state_security(security)
-        .expect("a valid policy")
         .on_call_tool(|_ctx, call| async move {
             Ok(match call.name.as_str() {
                 "plain" => CallToolResult::text("never mints").into(),
@@ -55,6 +55,7 @@ fn server(name: &str, security: RequestStateSecurity) -> Server {
             }))
         })
         .build()
+        .expect("the server builds")
 }
 
 fn keys(secrets: &[&str]) -> RequestStateSecurity {
@@ -107,7 +108,11 @@ async fn send(server: &Server, request: (&str, Value), who: Option<&Identity>) -
         CancellationToken::new(),
     )
     .with_identity(who.cloned().map(Arc::new));
-    server.handle_request(raw, exchange).await
+    server
+        .answer(raw, exchange)
+        .await
+        .expect("not cancelled")
+        .into_line()
 }
 
 /// The first round: returns the sealed token.
@@ -374,7 +379,6 @@ async fn expiry_and_future_minting_are_enforced() {
         "svc",
         keys(&[KEY_OLD])
             .ttl(std::time::Duration::from_secs(5))
-            .expect("ttl")
             .with_clock(move || now() - 6.0),
     );
     let token = mint(&short, tool("step", args.clone(), None), None).await;
@@ -591,28 +595,33 @@ async fn a_codec_that_fails_to_seal_is_a_bare_internal_error() {
 }
 
 #[test]
-fn policies_that_cannot_work_are_refused_at_construction() {
-    let nameless = Server::builder(Implementation::new("", "1.0.0"));
-    let err = nameless
+fn policies_that_cannot_work_are_refused_when_the_server_is_built() {
+    let nameless = || Server::builder(Implementation::new("", "1.0.0"));
+    let err = nameless()
         .request_state_security(keys(&[KEY_OLD]))
-        .err()
-        .expect("shared keys need an audience");
+        .build()
+        .expect_err("shared keys need an audience");
     assert!(err.to_string().contains("audience"), "{err}");
-    let nameless = Server::builder(Implementation::new("", "1.0.0"));
     assert!(
-        nameless
+        nameless()
             .request_state_security(keys(&[KEY_OLD]).audience("svc"))
+            .build()
             .is_ok()
     );
-    let nameless = Server::builder(Implementation::new("", "1.0.0"));
     assert!(
-        nameless
+        nameless()
             .request_state_security(RequestStateSecurity::ephemeral())
+            .build()
             .is_ok()
     );
     assert!(RequestStateSecurity::keys(["too short"]).is_err());
     assert!(RequestStateSecurity::keys([KEY_OLD, KEY_OLD]).is_err());
-    assert!(keys(&[KEY_OLD]).ttl(std::time::Duration::ZERO).is_err());
+    let zero_ttl = keys(&[KEY_OLD]).ttl(std::time::Duration::ZERO);
+    let err = Server::builder(Implementation::new("svc", "1.0.0"))
+        .request_state_security(zero_ttl)
+        .build()
+        .expect_err("a zero ttl is refused");
+    assert!(err.to_string().contains("ttl"), "{err}");
 }
 
 /// Tokens interoperate with the Python SDK (`mcp==2.3.0`, in `.venv`, created by

@@ -179,7 +179,8 @@ async fn a_panicking_handler_answers_internal_error_and_the_server_keeps_serving
                 Ok(CallToolResult::text("fine"))
             }
         })
-        .build();
+        .build()
+        .expect("the server builds");
     let mut wire = Wire::with_server(server);
     for (id, name) in [(1, "sync_panic"), (2, "async_panic")] {
         let params = json!({"name": name, "_meta": modern(json!({}))});

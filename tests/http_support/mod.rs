@@ -54,7 +54,7 @@ pub fn test_server(flags: Flags) -> Server {
                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}),
     ));
     Server::builder(Implementation::new("http-test", "1.0.0"))
-        .tools(tools)
+        .list_tools(tools)
         .on_call_tool(move |ctx, call| {
             let flags = flags.clone();
             async move {
@@ -111,6 +111,7 @@ pub fn test_server(flags: Flags) -> Server {
             }
         })
         .build()
+        .expect("the server builds")
 }
 
 /// A running HTTP server.

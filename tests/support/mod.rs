@@ -79,10 +79,6 @@ pub fn wait_listening(addr: &str) {
 
 /// A client talking to `server` in this process, over an in-memory transport.
 pub fn connect_in_memory(server: mcp::server::Server) -> mcp::client::Client {
-    let (client_end, server_end) = mcp::transport::memory::pair();
-    tokio::spawn(async move { server.serve(server_end).await });
-    mcp::client::Client::connect(
-        client_end,
-        mcp::protocol::Implementation::new("test-client", "1.0.0"),
-    )
+    mcp::client::Client::builder(mcp::protocol::Implementation::new("test-client", "1.0.0"))
+        .connect(server.serve_in_memory())
 }

@@ -27,21 +27,4 @@ pub(crate) use resource_server::Refusal;
 pub use resource_server::ResourceServer;
 pub use verifier::{AuthError, FnVerifier, TokenVerifier, VerifyFuture, verify_fn};
 
-/// Who a request comes from, as established by a token verifier.
-///
-/// Every part is optional because verifiers differ in what they report; a verifier must report
-/// the same parts on every request of one caller, or sealed state minted on one request will not
-/// verify on the next.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Identity {
-    /// The OAuth client the token was issued to.
-    pub client_id: Option<String>,
-    /// The token's issuer (`iss`).
-    pub issuer: Option<String>,
-    /// The end user the token speaks for (`sub`).
-    pub subject: Option<String>,
-    /// Granted scopes.
-    pub scopes: Vec<String>,
-    /// Expiry of the token, in Unix seconds.
-    pub expires_at: Option<u64>,
-}
+pub use crate::identity::Identity;

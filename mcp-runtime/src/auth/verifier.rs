@@ -4,8 +4,8 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use super::Identity;
-use crate::state::BoxError;
+use crate::BoxError;
+use crate::identity::Identity;
 
 /// What [`TokenVerifier::verify`] returns: a boxed future, so verifiers can be shared as
 /// `Arc<dyn TokenVerifier>`.

@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::BoxFuture;
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
     ElicitationCapability, InputRequest, ListRootsResult, McpError, RootsCapability,
     SamplingCapability, code,
 };
-use crate::server::BoxFuture;
 
 type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<Result<R, McpError>> + Send + Sync>;
 

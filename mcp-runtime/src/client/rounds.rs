@@ -1,6 +1,7 @@
 //! The automatic round loop: answer every question of a round (concurrently), retry with the
 //! answers and the state echoed byte for byte, until the server returns its result.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::task::JoinSet;
@@ -28,7 +29,7 @@ impl Client {
     /// Answers every question of `ask` with the registered handlers (concurrently), as the
     /// `inputResponses` of the retry; for a round restored from storage.
     pub async fn answer(&self, ask: &InputRequiredResult) -> Result<InputResponses, ClientError> {
-        answer_all(self.callbacks(), ask).await
+        answer_all(&self.inner.callbacks, ask).await
     }
 
     /// Runs one call to completion (within the call timeout, if one is set). `send` performs
@@ -38,7 +39,7 @@ impl Client {
         F: Fn(Option<InputResponses>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
     {
-        match self.call_timeout() {
+        match self.inner.call_timeout {
             Some(limit) => tokio::time::timeout(limit, self.rounds(resume, send))
                 .await
                 .unwrap_or(Err(ClientError::Timeout(limit))),
@@ -51,8 +52,8 @@ impl Client {
         F: Fn(Option<InputResponses>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
     {
-        let max = self.max_rounds();
-        let mut restarts_left = self.max_restarts();
+        let max = self.inner.max_rounds;
+        let mut restarts_left = self.inner.restarts;
         let mut responses = resume.input_responses;
         let mut state = resume.request_state;
         let mut backoff = FIRST_BACKOFF;
@@ -88,7 +89,7 @@ impl Client {
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             } else {
                 backoff = FIRST_BACKOFF;
-                responses = Some(answer_all(self.callbacks(), &ask).await?);
+                responses = Some(answer_all(&self.inner.callbacks, &ask).await?);
             }
             state = ask.request_state;
         }
@@ -97,7 +98,7 @@ impl Client {
 
 /// Answers every question of a round at once; the first failure ends the call.
 async fn answer_all(
-    callbacks: Callbacks,
+    callbacks: &Arc<Callbacks>,
     ask: &InputRequiredResult,
 ) -> Result<InputResponses, ClientError> {
     let mut tasks = JoinSet::new();

@@ -3,6 +3,7 @@
 //! Results carry `resultType`, `_meta` and cache hints as `Option`s that handlers leave empty;
 //! the runtime fills them for 2026-07-28 and strips them for 2025-11-25 ([`WireResult`]).
 
+pub(crate) mod canonical;
 mod capabilities;
 mod completion;
 mod content;
@@ -17,9 +18,9 @@ mod notifications;
 mod pagination;
 mod prompts;
 mod resources;
+mod result_fields;
 mod roots;
 mod sampling;
-mod stamp;
 mod text;
 mod tools;
 mod version;
@@ -39,9 +40,9 @@ pub use notifications::{CancelledParams, LoggingMessageParams, ProgressParams};
 pub use pagination::*;
 pub use prompts::*;
 pub use resources::*;
+pub use result_fields::{ResultFields, WireResult};
 pub use roots::*;
 pub use sampling::*;
-pub use stamp::*;
 pub use tools::*;
 pub use version::*;
 

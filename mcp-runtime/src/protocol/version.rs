@@ -11,13 +11,14 @@ pub const MODERN_VERSIONS: &[&str] = &[V2026_07_28];
 /// Revisions a client may negotiate with `initialize`, newest first.
 pub const LEGACY_VERSIONS: &[&str] = &[V2025_11_25, "2025-06-18", "2025-03-26"];
 
-/// Which wire a request travels on.
+/// Which wire a request travels on, named after the revision that defines it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Generation {
     /// 2026-07-28 and later: stateless, `_meta` on every request, `resultType` on every result.
-    Modern,
-    /// 2025-11-25 and earlier: `initialize` + a session, server→client requests.
-    Legacy,
+    V2026_07_28,
+    /// 2025-11-25 and the revisions before it: `initialize` + a session, server→client
+    /// requests.
+    V2025_11_25,
 }
 
 /// Whether `version` is served statelessly.

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde_json::Value;
 
-use crate::state::canonical::write_value;
+use crate::protocol::canonical::write_value;
 
 use super::elicitation::Elicitation;
 use super::ledger::form_digest;

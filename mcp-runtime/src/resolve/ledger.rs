@@ -13,7 +13,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::protocol::InputRequest;
-use crate::state::canonical::{write_str, write_value};
+use crate::protocol::canonical::{write_str, write_value};
 
 use super::forms::Form;
 

@@ -8,7 +8,7 @@ use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult, Generation,
     InputRequest, InputRequiredResult, ListRootsResult, McpError,
 };
-use crate::server::RequestContext;
+use crate::server::Context;
 
 use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
 use super::elicitation::Elicitation;
@@ -49,7 +49,7 @@ pub struct Rounds {
 impl Rounds {
     /// Reads the ledger from this round's state and the client's answers. `subject` names the
     /// tool, prompt or resource in messages.
-    pub fn open(ctx: &RequestContext, subject: impl Into<String>) -> Self {
+    pub fn open(ctx: &Context, subject: impl Into<String>) -> Self {
         let responses = ctx
             .input_responses()
             .map(|r| r.0.clone().into_iter().collect())
@@ -153,8 +153,8 @@ impl Rounds {
     /// In a 2025-11-25 session, asks this round's questions over the back-channel (real
     /// `elicitation/create`, `sampling/createMessage`, `roots/list` requests) and takes their
     /// answers as this round's responses, so the same function serves both generations.
-    pub async fn call_back(&mut self, ctx: &RequestContext) -> Result<(), CallBack> {
-        if ctx.generation() != Generation::Legacy || self.questions.is_empty() {
+    pub async fn call_back(&mut self, ctx: &Context) -> Result<(), CallBack> {
+        if ctx.generation() != Generation::V2025_11_25 || self.questions.is_empty() {
             return Err(CallBack::Ask);
         }
         let mut check = InputRequiredResult::new();

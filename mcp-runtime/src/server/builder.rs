@@ -1,4 +1,5 @@
-//! Assembling a [`Server`]: identity, handlers, limits.
+//! Assembling a [`Server`]: identity, handlers, limits. Settings are only stored until
+//! [`ServerBuilder::build`], which checks them once and in any order.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,12 +12,15 @@ use crate::protocol::{
     ResourcesCapability, ServerCapabilities, Tool, paginate,
 };
 
-use crate::state::{ConfigError, RequestStateSecurity, StateBoundary};
+use crate::state::{RequestStateSecurity, StateBoundary};
 
 use super::Server;
 use super::app_state::AppState;
-use super::context::RequestContext;
+use super::build_error::BuildError;
+use super::context::Context;
 use super::handlers::{Handler, erase};
+#[cfg(feature = "http")]
+use super::http_settings::HttpSettings;
 
 /// The longest message accepted by default (4 MiB).
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -46,24 +50,37 @@ pub(crate) struct Handlers {
 /// use mcp_runtime::server::Server;
 ///
 /// let server = Server::builder(Implementation::new("echo", "1.0.0"))
-///     .tools(vec![Tool::new("echo", serde_json::json!({"type": "object"}))])
+///     .list_tools(vec![Tool::new("echo", serde_json::json!({"type": "object"}))])
 ///     .on_call_tool(|_ctx, params| async move {
 ///         let text = params.arguments.and_then(|a| a.get("text").cloned()).unwrap_or_default();
 ///         Ok(CallToolResult::text(text.as_str().unwrap_or_default()))
 ///     })
-///     .build();
+///     .build()?;
 /// # let _ = server;
+/// # Ok::<(), mcp_runtime::server::BuildError>(())
 /// ```
 pub struct ServerBuilder {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) handlers: Handlers,
+    listings: Listings,
     pub(crate) cache: CacheHint,
-    pub(crate) page_size: usize,
+    page_size: usize,
     pub(crate) max_message_size: usize,
-    pub(crate) logging: bool,
-    pub(crate) state: Option<StateBoundary>,
+    logging: bool,
+    pub(crate) security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
+    #[cfg(feature = "http")]
+    pub(crate) http: HttpSettings,
+}
+
+/// Fixed listings, paginated by the handlers [`ServerBuilder::build`] makes of them.
+#[derive(Default)]
+struct Listings {
+    tools: Option<Vec<Tool>>,
+    prompts: Option<Vec<Prompt>>,
+    resources: Option<Vec<Resource>>,
+    resource_templates: Option<Vec<ResourceTemplate>>,
 }
 
 impl ServerBuilder {
@@ -72,12 +89,15 @@ impl ServerBuilder {
             info,
             instructions: None,
             handlers: Handlers::default(),
+            listings: Listings::default(),
             cache: CacheHint::default(),
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             logging: true,
-            state: None,
+            security: None,
             app_state: AppState::default(),
+            #[cfg(feature = "http")]
+            http: HttpSettings::default(),
         }
     }
 
@@ -93,7 +113,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Items per page for the built-in list handlers ([`tools`](Self::tools) and friends).
+    /// Items per page for the fixed listings ([`list_tools`](Self::list_tools) and friends;
+    /// default 100).
     pub fn page_size(mut self, page_size: usize) -> Self {
         self.page_size = page_size.max(1);
         self
@@ -114,34 +135,26 @@ impl ServerBuilder {
     /// Handles `tools/list`.
     pub fn on_list_tools<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, PaginatedParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, PaginatedParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ListToolsResult, McpError>> + Send + 'static,
     {
         self.handlers.list_tools = Some(erase(f));
+        self.listings.tools = None;
         self
     }
 
-    /// Serves `tools/list` from a fixed list, paginated.
-    pub fn tools(self, tools: Vec<Tool>) -> Self {
-        let tools: Arc<[Tool]> = tools.into();
-        let page_size = self.page_size;
-        self.on_list_tools(move |_, params| {
-            let page = paginate(&tools, params.cursor.as_deref(), page_size).map(|(page, next)| {
-                ListToolsResult {
-                    tools: page.to_vec(),
-                    next_cursor: next,
-                    ..ListToolsResult::default()
-                }
-            });
-            async move { page }
-        })
+    /// Serves `tools/list` from a fixed list, [paginated](Self::page_size).
+    pub fn list_tools(mut self, tools: Vec<Tool>) -> Self {
+        self.listings.tools = Some(tools);
+        self.handlers.list_tools = None;
+        self
     }
 
     /// Handles `tools/call`: return a `CallToolResult`, an `InputRequiredResult`, or an
     /// [`Outcome`].
     pub fn on_call_tool<F, Fut, O>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, CallToolParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, CallToolParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
         O: Into<Outcome<CallToolResult>> + 'static,
     {
@@ -152,35 +165,26 @@ impl ServerBuilder {
     /// Handles `prompts/list`.
     pub fn on_list_prompts<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, PaginatedParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, PaginatedParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ListPromptsResult, McpError>> + Send + 'static,
     {
         self.handlers.list_prompts = Some(erase(f));
+        self.listings.prompts = None;
         self
     }
 
-    /// Serves `prompts/list` from a fixed list, paginated.
-    pub fn prompts(self, prompts: Vec<Prompt>) -> Self {
-        let prompts: Arc<[Prompt]> = prompts.into();
-        let page_size = self.page_size;
-        self.on_list_prompts(move |_, params| {
-            let page =
-                paginate(&prompts, params.cursor.as_deref(), page_size).map(|(page, next)| {
-                    ListPromptsResult {
-                        prompts: page.to_vec(),
-                        next_cursor: next,
-                        ..ListPromptsResult::default()
-                    }
-                });
-            async move { page }
-        })
+    /// Serves `prompts/list` from a fixed list, [paginated](Self::page_size).
+    pub fn list_prompts(mut self, prompts: Vec<Prompt>) -> Self {
+        self.listings.prompts = Some(prompts);
+        self.handlers.list_prompts = None;
+        self
     }
 
     /// Handles `prompts/get`: return a `GetPromptResult`, an `InputRequiredResult`, or an
     /// [`Outcome`].
     pub fn on_get_prompt<F, Fut, O>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, GetPromptParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, GetPromptParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
         O: Into<Outcome<GetPromptResult>> + 'static,
     {
@@ -191,62 +195,44 @@ impl ServerBuilder {
     /// Handles `resources/list`.
     pub fn on_list_resources<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, PaginatedParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, PaginatedParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ListResourcesResult, McpError>> + Send + 'static,
     {
         self.handlers.list_resources = Some(erase(f));
+        self.listings.resources = None;
         self
     }
 
-    /// Serves `resources/list` from a fixed list, paginated.
-    pub fn resources(self, resources: Vec<Resource>) -> Self {
-        let resources: Arc<[Resource]> = resources.into();
-        let page_size = self.page_size;
-        self.on_list_resources(move |_, params| {
-            let page =
-                paginate(&resources, params.cursor.as_deref(), page_size).map(|(page, next)| {
-                    ListResourcesResult {
-                        resources: page.to_vec(),
-                        next_cursor: next,
-                        ..ListResourcesResult::default()
-                    }
-                });
-            async move { page }
-        })
+    /// Serves `resources/list` from a fixed list, [paginated](Self::page_size).
+    pub fn list_resources(mut self, resources: Vec<Resource>) -> Self {
+        self.listings.resources = Some(resources);
+        self.handlers.list_resources = None;
+        self
     }
 
     /// Handles `resources/templates/list`.
     pub fn on_list_resource_templates<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, PaginatedParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, PaginatedParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ListResourceTemplatesResult, McpError>> + Send + 'static,
     {
         self.handlers.list_resource_templates = Some(erase(f));
+        self.listings.resource_templates = None;
         self
     }
 
-    /// Serves `resources/templates/list` from a fixed list, paginated.
-    pub fn resource_templates(self, templates: Vec<ResourceTemplate>) -> Self {
-        let templates: Arc<[ResourceTemplate]> = templates.into();
-        let page_size = self.page_size;
-        self.on_list_resource_templates(move |_, params| {
-            let page =
-                paginate(&templates, params.cursor.as_deref(), page_size).map(|(page, next)| {
-                    ListResourceTemplatesResult {
-                        resource_templates: page.to_vec(),
-                        next_cursor: next,
-                        ..ListResourceTemplatesResult::default()
-                    }
-                });
-            async move { page }
-        })
+    /// Serves `resources/templates/list` from a fixed list, [paginated](Self::page_size).
+    pub fn list_resource_templates(mut self, resource_templates: Vec<ResourceTemplate>) -> Self {
+        self.listings.resource_templates = Some(resource_templates);
+        self.handlers.list_resource_templates = None;
+        self
     }
 
     /// Handles `resources/read`: return a `ReadResourceResult`, an `InputRequiredResult`, or
     /// an [`Outcome`]. A missing resource is [`McpError::resource_not_found`].
     pub fn on_read_resource<F, Fut, O>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, ReadResourceParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, ReadResourceParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
         O: Into<Outcome<ReadResourceResult>> + 'static,
     {
@@ -257,7 +243,7 @@ impl ServerBuilder {
     /// Handles `completion/complete`.
     pub fn on_complete<F, Fut>(mut self, f: F) -> Self
     where
-        F: Fn(RequestContext, CompleteParams) -> Fut + Send + Sync + 'static,
+        F: Fn(Context, CompleteParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
     {
         self.handlers.complete = Some(erase(f));
@@ -291,18 +277,13 @@ impl ServerBuilder {
         self
     }
 
-    pub(crate) fn with_app_state(mut self, app_state: AppState) -> Self {
-        self.app_state = app_state;
-        self
-    }
-
     /// Seals every `requestState` this server mints and opens every one it receives, under
     /// `security` (see [`crate::state`]). Without it, handlers' state goes to the client as
     /// plaintext and comes back unverified, which is only safe for state that carries no
     /// authority.
     ///
-    /// Fails when the policy has explicit keys but neither the server nor the policy names an
-    /// audience.
+    /// [`build`](Self::build) fails when the policy has explicit keys but neither the server
+    /// nor the policy names an audience.
     ///
     /// ```
     /// use mcp_runtime::protocol::Implementation;
@@ -310,22 +291,93 @@ impl ServerBuilder {
     /// use mcp_runtime::state::RequestStateSecurity;
     ///
     /// let server = Server::builder(Implementation::new("deployer", "1.0.0"))
-    ///     .request_state_security(RequestStateSecurity::ephemeral())?
-    ///     .build();
+    ///     .request_state_security(RequestStateSecurity::ephemeral())
+    ///     .build()?;
     /// # let _ = server;
-    /// # Ok::<(), mcp_runtime::state::ConfigError>(())
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
     /// ```
-    pub fn request_state_security(
-        mut self,
-        security: RequestStateSecurity,
-    ) -> Result<Self, ConfigError> {
-        self.state = Some(StateBoundary::new(security, &self.info.name)?);
-        Ok(self)
+    pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
+        self.security = Some(security);
+        self
     }
 
-    /// Finishes the server.
-    pub fn build(self) -> Server {
+    /// Checks the settings and finishes the server.
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        let state = match self.security.take() {
+            Some(security) => Some(StateBoundary::new(security, &self.info.name)?),
+            None => None,
+        };
+        let page_size = self.page_size;
+        let listings = std::mem::take(&mut self.listings);
+        if let Some(tools) = listings.tools {
+            self.handlers.list_tools =
+                Some(fixed_listing(tools, page_size, |tools, next_cursor| {
+                    ListToolsResult {
+                        tools,
+                        next_cursor,
+                        ..ListToolsResult::default()
+                    }
+                }));
+        }
+        if let Some(prompts) = listings.prompts {
+            self.handlers.list_prompts =
+                Some(fixed_listing(prompts, page_size, |prompts, next_cursor| {
+                    ListPromptsResult {
+                        prompts,
+                        next_cursor,
+                        ..ListPromptsResult::default()
+                    }
+                }));
+        }
+        if let Some(resources) = listings.resources {
+            self.handlers.list_resources = Some(fixed_listing(
+                resources,
+                page_size,
+                |resources, next_cursor| ListResourcesResult {
+                    resources,
+                    next_cursor,
+                    ..ListResourcesResult::default()
+                },
+            ));
+        }
+        if let Some(templates) = listings.resource_templates {
+            self.handlers.list_resource_templates = Some(fixed_listing(
+                templates,
+                page_size,
+                |resource_templates, next_cursor| ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    ..ListResourceTemplatesResult::default()
+                },
+            ));
+        }
         let capabilities = self.capabilities();
-        Server::from_builder(self, capabilities)
+        Ok(Server::from_builder(self, capabilities, state))
+    }
+}
+
+/// The handler that serves `items` page by page.
+fn fixed_listing<T, R>(
+    items: Vec<T>,
+    page_size: usize,
+    page: fn(Vec<T>, Option<String>) -> R,
+) -> Handler<PaginatedParams, R>
+where
+    T: Clone + Send + Sync + 'static,
+    R: Send + 'static,
+{
+    let items: Arc<[T]> = items.into();
+    erase(move |_, params: PaginatedParams| {
+        let result = paginate(&items, params.cursor.as_deref(), page_size)
+            .map(|(items, next)| page(items.to_vec(), next));
+        async move { result }
+    })
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.info)
+            .finish_non_exhaustive()
     }
 }

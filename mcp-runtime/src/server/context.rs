@@ -8,14 +8,16 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::Identity;
+use crate::identity::Identity;
 use crate::protocol::{
     ClientCapabilities, Generation, Implementation, InputResponses, JsonObject, LoggingLevel,
-    LoggingMessageParams, McpError, ProgressParams, ProgressToken, RequestId, notification_line,
+    LoggingMessageParams, McpError, ProgressParams, RequestId, notification_line,
     notification_methods, request_line,
 };
 
+use super::answer::Exchange;
 use super::app_state::{AppState, State};
+use super::gate::Admitted;
 use super::session::Connection;
 
 /// Where a request's notifications go: its own response stream (stdio: the shared output;
@@ -39,7 +41,7 @@ impl NotificationSink {
 ///
 /// Cheap to clone; handlers may move it into spawned tasks.
 #[derive(Debug, Clone)]
-pub struct RequestContext {
+pub struct Context {
     inner: Arc<ContextInner>,
     round: Option<Arc<Round>>,
 }
@@ -51,16 +53,12 @@ struct Round {
     request_state: Option<String>,
 }
 
+/// Everything a request runs with: what the gate admitted, and what the transport and the
+/// server brought.
 #[derive(Debug)]
 struct ContextInner {
     id: RequestId,
-    generation: Generation,
-    protocol_version: String,
-    client_capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
-    log_level: Option<LoggingLevel>,
-    progress_token: Option<ProgressToken>,
-    meta: JsonObject,
+    admitted: Admitted,
     identity: Option<Arc<Identity>>,
     cancellation: CancellationToken,
     sink: NotificationSink,
@@ -68,55 +66,22 @@ struct ContextInner {
     app_state: Arc<AppState>,
 }
 
-/// The facts a [`RequestContext`] is built from.
-#[derive(Debug)]
-pub(crate) struct ContextParts {
-    pub id: RequestId,
-    pub generation: Generation,
-    pub protocol_version: String,
-    pub client_capabilities: ClientCapabilities,
-    pub client_info: Option<Implementation>,
-    pub log_level: Option<LoggingLevel>,
-    pub progress_token: Option<ProgressToken>,
-    pub meta: JsonObject,
-    pub identity: Option<Arc<Identity>>,
-    pub cancellation: CancellationToken,
-    pub sink: NotificationSink,
-    pub connection: Arc<Connection>,
-    pub app_state: Arc<AppState>,
-}
-
-impl RequestContext {
-    pub(crate) fn new(parts: ContextParts) -> Self {
-        let ContextParts {
-            id,
-            generation,
-            protocol_version,
-            client_capabilities,
-            client_info,
-            log_level,
-            progress_token,
-            meta,
-            identity,
-            cancellation,
-            sink,
-            connection,
-            app_state,
-        } = parts;
+impl Context {
+    /// The context of request `id`, admitted by the gate, arriving in `exchange`.
+    pub(super) fn new(
+        id: RequestId,
+        admitted: Admitted,
+        exchange: &Exchange,
+        app_state: Arc<AppState>,
+    ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
                 id,
-                generation,
-                protocol_version,
-                client_capabilities,
-                client_info,
-                log_level,
-                progress_token,
-                meta,
-                identity,
-                cancellation,
-                sink,
-                connection,
+                admitted,
+                identity: exchange.identity.clone(),
+                cancellation: exchange.cancellation.clone(),
+                sink: exchange.sink.clone(),
+                connection: exchange.connection.clone(),
                 app_state,
             }),
             round: None,
@@ -166,23 +131,23 @@ impl RequestContext {
 
     /// The wire this request came on.
     pub fn generation(&self) -> Generation {
-        self.inner.generation
+        self.inner.admitted.generation
     }
 
     /// The protocol revision of this request.
     pub fn protocol_version(&self) -> &str {
-        &self.inner.protocol_version
+        &self.inner.admitted.protocol_version
     }
 
     /// What the client can do for this request (2026-07-28: declared on the request itself;
     /// 2025-11-25: declared at `initialize`).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.client_capabilities
+        &self.inner.admitted.client_capabilities
     }
 
     /// The client's self-reported identity: for display and logs, never for security.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_ref()
+        self.inner.admitted.client_info.as_ref()
     }
 
     /// The verified caller, when the transport authenticates requests.
@@ -197,7 +162,7 @@ impl RequestContext {
 
     /// Other `_meta` keys of the request (`traceparent`, extension keys, …).
     pub fn meta(&self) -> &JsonObject {
-        &self.inner.meta
+        &self.inner.admitted.meta
     }
 
     /// Whether the client cancelled this request.
@@ -212,7 +177,7 @@ impl RequestContext {
 
     /// Reports progress, if the client asked for it with a `progressToken` (else does nothing).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        let Some(token) = &self.inner.progress_token else {
+        let Some(token) = &self.inner.admitted.progress_token else {
             return;
         };
         let params = ProgressParams {
@@ -226,7 +191,7 @@ impl RequestContext {
 
     /// Sends a log message, if the client asked for this level or a lower one (else does nothing).
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
-        if self.inner.log_level.is_none_or(|min| level < min) {
+        if self.inner.admitted.log_level.is_none_or(|min| level < min) {
             return;
         }
         let params = LoggingMessageParams {
@@ -248,9 +213,9 @@ impl RequestContext {
     ///
     /// ```
     /// use mcp_runtime::protocol::{CreateMessageParams, CreateMessageResult, McpError};
-    /// use mcp_runtime::server::RequestContext;
+    /// use mcp_runtime::server::Context;
     ///
-    /// async fn ask_model(ctx: &RequestContext) -> Result<String, McpError> {
+    /// async fn ask_model(ctx: &Context) -> Result<String, McpError> {
     ///     let answer: CreateMessageResult = ctx
     ///         .request_client("sampling/createMessage", &CreateMessageParams::prompt("Hi?", 50))
     ///         .await?;
@@ -262,7 +227,7 @@ impl RequestContext {
         P: Serialize + ?Sized,
         R: DeserializeOwned,
     {
-        if self.inner.generation != Generation::Legacy {
+        if self.inner.admitted.generation != Generation::V2025_11_25 {
             return Err(McpError::internal(
                 "A 2026-07-28 server asks the client through InputRequiredResult, not requests",
             ));

@@ -12,33 +12,55 @@ use crate::protocol::{
 
 use super::session::Connection;
 
-/// What the gate admitted.
+/// What the gate admitted: the wire a request travels on and what its client declared, for the
+/// request's [`Context`](super::Context).
 #[derive(Debug)]
-pub(crate) struct Admitted {
+pub(super) struct Admitted {
     pub generation: Generation,
     pub protocol_version: String,
     pub client_capabilities: ClientCapabilities,
     pub client_info: Option<Implementation>,
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
+    /// Other `_meta` keys.
     pub meta: JsonObject,
-    /// The raw `requestState` member (`null` already folded into `None`).
-    pub request_state: Option<Value>,
 }
 
 /// What the gate reads from a request's params: its `_meta` and its raw `requestState`. A
-/// transport that has read them already (to route the request) hands them over in the
-/// [`Exchange`](super::Exchange), so the params are not read for them twice.
+/// transport that has read them already (to route the request) hands them over as a
+/// [`Preparsed`](super::preread::Preparsed), so the params are not read for them twice.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub(crate) struct Head {
+pub(super) struct GateInput {
     #[serde(rename = "_meta", default)]
     pub meta: Option<RequestMeta>,
     #[serde(rename = "requestState", default)]
     pub request_state: Option<Value>,
 }
 
-impl Head {
-    /// Reads the head of `params`.
+/// The gate's input, read by a transport ahead of dispatch (see `preread`); handed over with
+/// the request in its [`Exchange`](super::Exchange), opaque to the transport.
+#[derive(Debug, Clone)]
+pub(crate) struct Preparsed(Box<GateInput>);
+
+impl Preparsed {
+    /// Boxed at once: the futures that carry it while routing stay small.
+    #[cfg(feature = "http")]
+    pub(super) fn new(input: Box<GateInput>) -> Self {
+        Self(input)
+    }
+
+    #[cfg(feature = "http")]
+    pub(super) fn input(&self) -> &GateInput {
+        &self.0
+    }
+
+    pub(super) fn into_input(self) -> GateInput {
+        *self.0
+    }
+}
+
+impl GateInput {
+    /// Reads the gate's input from `params`.
     pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
         match params {
             Some(raw) => serde_json::from_str(raw.get())
@@ -48,9 +70,14 @@ impl Head {
     }
 }
 
-/// Admits a request or says why not.
-pub(crate) fn admit(method: &str, head: Head, conn: &Connection) -> Result<Admitted, McpError> {
-    let meta = head.meta.unwrap_or_default();
+/// Admits a request or says why not; the raw `requestState` comes back beside what was
+/// admitted, for the state boundary to open.
+pub(super) fn admit(
+    method: &str,
+    input: GateInput,
+    conn: &Connection,
+) -> Result<(Admitted, Option<Value>), McpError> {
+    let meta = input.meta.unwrap_or_default();
     if let Some(version) = meta.protocol_version {
         if !is_modern(&version) {
             return Err(McpError::unsupported_version(&version));
@@ -64,16 +91,16 @@ pub(crate) fn admit(method: &str, head: Head, conn: &Connection) -> Result<Admit
         if methods::LEGACY_ONLY.contains(&method) {
             return Err(McpError::method_not_found(method));
         }
-        return Ok(Admitted {
-            generation: Generation::Modern,
+        let admitted = Admitted {
+            generation: Generation::V2026_07_28,
             protocol_version: version,
             client_capabilities,
             client_info: meta.client_info,
             log_level: meta.log_level,
             progress_token: meta.progress_token,
             meta: meta.extra,
-            request_state: head.request_state,
-        });
+        };
+        return Ok((admitted, input.request_state));
     }
     let session = conn.legacy_session();
     if method == methods::INITIALIZE || session.is_some() {
@@ -86,16 +113,16 @@ pub(crate) fn admit(method: &str, head: Head, conn: &Connection) -> Result<Admit
             ),
             None => Default::default(),
         };
-        return Ok(Admitted {
-            generation: Generation::Legacy,
+        let admitted = Admitted {
+            generation: Generation::V2025_11_25,
             protocol_version,
             client_capabilities,
             client_info,
             log_level,
             progress_token: meta.progress_token,
             meta: meta.extra,
-            request_state: head.request_state,
-        });
+        };
+        return Ok((admitted, input.request_state));
     }
     Err(McpError::invalid_params(format!(
         "Missing _meta[\"{}\"]: a 2026-07-28 request carries its protocol version and client \

@@ -6,20 +6,19 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::Poll;
 
 use pin_project_lite::pin_project;
 
+use crate::BoxFuture;
+use crate::panics::{CatchPanics, catch_panics};
 use crate::protocol::McpError;
 
-use super::context::RequestContext;
-
-/// A boxed future that can move between threads.
-pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+use super::context::Context;
 
 /// A registered handler: params in, result or JSON-RPC error out.
 pub(crate) type Handler<P, R> =
-    Arc<dyn Fn(RequestContext, P) -> BoxFuture<Result<R, McpError>> + Send + Sync>;
+    Arc<dyn Fn(Context, P) -> BoxFuture<Result<R, McpError>> + Send + Sync>;
 
 /// Erases a user's async closure into a [`Handler`], converting its output.
 ///
@@ -30,7 +29,7 @@ where
     P: Send + 'static,
     R: 'static,
     O: Into<R> + 'static,
-    F: Fn(RequestContext, P) -> Fut + Send + Sync + 'static,
+    F: Fn(Context, P) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<O, McpError>> + Send + 'static,
 {
     Arc::new(move |ctx, params| {
@@ -46,35 +45,6 @@ where
             output: PhantomData,
         })
     })
-}
-
-/// Runs `fut`, turning a panic in any of its polls into `Err` with the panic's payload.
-///
-/// A named future rather than an `async fn`: that would hold `fut` twice over (as its
-/// argument and as the pinned local it polls), and request futures are kilobytes.
-pub(crate) fn catch_panics<F: Future>(fut: F) -> CatchPanics<F> {
-    CatchPanics { fut }
-}
-
-pin_project! {
-    /// The future of [`catch_panics`].
-    pub(crate) struct CatchPanics<F> {
-        #[pin]
-        fut: F,
-    }
-}
-
-impl<F: Future> Future for CatchPanics<F> {
-    type Output = Result<F::Output, Box<dyn Any + Send>>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let fut = self.project().fut;
-        match catch_unwind(AssertUnwindSafe(|| fut.poll(cx))) {
-            Ok(Poll::Ready(out)) => Poll::Ready(Ok(out)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
-        }
-    }
 }
 
 pin_project! {
@@ -93,7 +63,7 @@ where
 {
     type Output = Result<R, McpError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
         self.project().inner.poll(cx).map(|joined| match joined {
             Ok(out) => out.map(Into::into),
             Err(panic) => Err(panicked(panic)),

@@ -4,30 +4,45 @@
 //! `_meta`, multi round-trip results) and 2025-11-25 sessions (`initialize`, then requests).
 //! Transports ([`crate::transport`]) feed it messages.
 
-pub mod app;
+mod answer;
 mod app_state;
+mod build_error;
 mod builder;
 mod context;
-mod dispatch;
 mod gate;
 mod handlers;
-mod serve;
+#[cfg(feature = "http")]
+pub(crate) mod http_settings;
+mod lifecycle;
+#[cfg(feature = "http")]
+mod preread;
+mod registry;
+mod route;
+mod sealing;
 mod session;
 
 use std::sync::Arc;
 
-pub use app::{BuildError, McpServer, ServeError};
+pub use answer::{Exchange, Reply};
 pub use app_state::{AppState, FromAppState, State, StateKey};
+pub use build_error::BuildError;
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
-pub use context::{NotificationSink, RequestContext};
-pub use dispatch::Exchange;
-pub(crate) use dispatch::Reply;
-pub(crate) use gate::Head;
-pub use handlers::BoxFuture;
-pub(crate) use handlers::catch_panics;
+pub use context::{Context, NotificationSink};
+#[cfg(feature = "http")]
+pub(crate) use http_settings::HttpSettings;
+pub(crate) use registry::macro_support;
+pub use registry::{
+    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall,
+    PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
+};
 pub use session::{Connection, LegacySession};
+#[cfg(feature = "http")]
+pub(crate) use {
+    gate::Preparsed,
+    preread::{Claim, Preread},
+};
 
-use crate::protocol::{Generation, Implementation, ServerCapabilities, Stamp};
+use crate::protocol::{Generation, Implementation, ResultFields, ServerCapabilities};
 use crate::state::StateBoundary;
 use builder::Handlers;
 
@@ -45,8 +60,11 @@ struct Inner {
     max_message_size: usize,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
-    modern: Stamp,
-    legacy: Stamp,
+    #[cfg(feature = "http")]
+    http: HttpSettings,
+    /// What results on each wire are filled in with.
+    on_2026: ResultFields,
+    on_2025: ResultFields,
 }
 
 impl Server {
@@ -55,15 +73,19 @@ impl Server {
         ServerBuilder::new(info)
     }
 
-    fn from_builder(b: ServerBuilder, capabilities: ServerCapabilities) -> Self {
+    fn from_builder(
+        b: ServerBuilder,
+        capabilities: ServerCapabilities,
+        state: Option<StateBoundary>,
+    ) -> Self {
         let info = Arc::new(b.info);
-        let stamp = |generation| Stamp {
+        let fields = |generation| ResultFields {
             generation,
             server_info: info.clone(),
             cache: b.cache,
         };
-        let modern = stamp(Generation::Modern);
-        let legacy = stamp(Generation::Legacy);
+        let on_2026 = fields(Generation::V2026_07_28);
+        let on_2025 = fields(Generation::V2025_11_25);
         Self {
             inner: Arc::new(Inner {
                 info,
@@ -71,10 +93,12 @@ impl Server {
                 capabilities,
                 handlers: b.handlers,
                 max_message_size: b.max_message_size,
-                state: b.state,
+                state,
                 app_state: Arc::new(b.app_state),
-                modern,
-                legacy,
+                #[cfg(feature = "http")]
+                http: b.http,
+                on_2026,
+                on_2025,
             }),
         }
     }
@@ -94,10 +118,16 @@ impl Server {
         self.inner.max_message_size
     }
 
-    fn stamp(&self, generation: Generation) -> &Stamp {
+    /// How it wants to be served over HTTP.
+    #[cfg(feature = "http")]
+    pub(crate) fn http_settings(&self) -> &HttpSettings {
+        &self.inner.http
+    }
+
+    fn result_fields(&self, generation: Generation) -> &ResultFields {
         match generation {
-            Generation::Modern => &self.inner.modern,
-            Generation::Legacy => &self.inner.legacy,
+            Generation::V2026_07_28 => &self.inner.on_2026,
+            Generation::V2025_11_25 => &self.inner.on_2025,
         }
     }
 }

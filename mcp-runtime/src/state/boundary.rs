@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::auth::Identity;
+use crate::identity::Identity;
 
 use super::claims::{self, Expect, Mint, RequestBinding};
 use super::error::{ConfigError, InvalidRequestState, SealError};
@@ -37,8 +37,11 @@ pub struct StateBoundary {
 impl StateBoundary {
     /// Resolves the audience: the policy's own, else the server's name. Explicit keys on a
     /// nameless server without an audience are refused, since any other nameless server with
-    /// the same keys would accept its tokens.
+    /// the same keys would accept its tokens; so is a zero ttl.
     pub fn new(security: RequestStateSecurity, server_name: &str) -> Result<Self, ConfigError> {
+        if security.ttl.is_zero() {
+            return Err(ConfigError::ZeroTtl);
+        }
         let audience = match (&security.audience, server_name.trim().is_empty()) {
             (Some(audience), _) => Some(audience.clone()),
             (None, false) => Some(server_name.to_owned()),
@@ -95,7 +98,7 @@ impl StateBoundary {
         self.security.codec.seal(&bytes).map_err(SealError)
     }
 
-    fn principal(&self, identity: Option<&Identity>) -> Result<Option<String>, super::BoxError> {
+    fn principal(&self, identity: Option<&Identity>) -> Result<Option<String>, crate::BoxError> {
         match &self.security.principal {
             Some(hook) => hook(identity),
             None => Ok(None),

@@ -17,9 +17,9 @@ use subtle::ConstantTimeEq;
 
 use crate::protocol::Text;
 
-use super::canonical::{write_float, write_object, write_str, write_value};
 use super::error::InvalidRequestState;
 use super::random::fill_random;
+use crate::protocol::canonical::{write_float, write_object, write_str, write_value};
 
 /// A token minted more than this far in the future (clock skew between instances) is refused.
 pub(crate) const MAX_FUTURE_SKEW_SECS: f64 = 60.0;

@@ -8,8 +8,9 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hkdf::Hkdf;
 use sha2::{Digest, Sha256};
 
-use super::error::{BoxError, InvalidRequestState, KeyError};
+use super::error::{InvalidRequestState, KeyError};
 use super::random::fill_random;
+use crate::BoxError;
 
 /// Seals claims bytes into a token a client carries, and opens tokens it sealed.
 ///
@@ -22,7 +23,8 @@ use super::random::fill_random;
 /// is logged.
 ///
 /// ```
-/// use mcp_runtime::state::{BoxError, Codec, InvalidRequestState};
+/// use mcp_runtime::BoxError;
+/// use mcp_runtime::state::{Codec, InvalidRequestState};
 ///
 /// /// Hex "encryption" for a test double. Never do this in production.
 /// struct Hex;

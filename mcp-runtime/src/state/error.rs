@@ -4,10 +4,8 @@ use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 
+use crate::BoxError;
 use crate::protocol::McpError;
-
-/// Any error a custom [`Codec`](super::Codec) or principal hook reports.
-pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 
 /// A `requestState` that must not be trusted: forged, altered, expired, minted for another
 /// request, server or principal, or simply not a token.

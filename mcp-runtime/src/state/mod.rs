@@ -22,14 +22,13 @@
 //! let server = Server::builder(Implementation::new("billing", "1.0.0"))
 //!     .request_state_security(RequestStateSecurity::keys([
 //!         "a-secret-of-at-least-thirty-two-bytes-0001",
-//!     ])?)?
-//!     .build();
+//!     ])?)
+//!     .build()?;
 //! # let _ = server;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), mcp_runtime::Error>(())
 //! ```
 
 mod boundary;
-pub(crate) mod canonical;
 mod claims;
 mod codec;
 mod error;
@@ -39,6 +38,6 @@ mod security;
 pub use boundary::StateBoundary;
 pub use claims::RequestBinding;
 pub use codec::{AesGcmCodec, Codec, MIN_SECRET_LEN};
-pub use error::{BoxError, ConfigError, InvalidRequestState, KeyError, SealError};
+pub use error::{ConfigError, InvalidRequestState, KeyError, SealError};
 pub use random::discard_after_fork;
 pub use security::{DEFAULT_TTL, RequestStateSecurity, default_principal};

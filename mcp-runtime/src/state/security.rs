@@ -4,11 +4,12 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::auth::Identity;
+use crate::identity::Identity;
 
-use super::canonical::write_str;
 use super::codec::{AesGcmCodec, Codec};
-use super::error::{BoxError, ConfigError, KeyError};
+use super::error::{ConfigError, KeyError};
+use crate::BoxError;
+use crate::protocol::canonical::write_str;
 
 /// How long a sealed `requestState` stays valid by default: ten minutes per round.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
@@ -42,10 +43,10 @@ pub(crate) type Clock = Arc<dyn Fn() -> f64 + Send + Sync>;
 ///     "a-secret-of-at-least-thirty-two-bytes-0001",
 ///     "the-previous-secret-still-verifying-0000",
 /// ])?
-/// .ttl(Duration::from_secs(300))?
+/// .ttl(Duration::from_secs(300))
 /// .audience("billing");
 /// # let _ = security;
-/// # Ok::<(), mcp_runtime::state::ConfigError>(())
+/// # Ok::<(), mcp_runtime::state::KeyError>(())
 /// ```
 #[derive(Clone)]
 pub struct RequestStateSecurity {
@@ -95,13 +96,11 @@ impl RequestStateSecurity {
     }
 
     /// How long a token is valid after it is minted (default 600 s). Every round mints a fresh
-    /// token, so this bounds one round, not the whole exchange.
-    pub fn ttl(mut self, ttl: Duration) -> Result<Self, ConfigError> {
-        if ttl.is_zero() {
-            return Err(ConfigError::ZeroTtl);
-        }
+    /// token, so this bounds one round, not the whole exchange. Zero is refused when the server
+    /// is built.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
-        Ok(self)
+        self
     }
 
     /// The audience claim (default: the server's name). Servers that share keys but must not

@@ -7,6 +7,7 @@ pub mod http;
 #[cfg(feature = "http")]
 pub mod http_client;
 pub mod memory;
+mod message_loop;
 pub mod stdio;
 
 use tokio::sync::mpsc;

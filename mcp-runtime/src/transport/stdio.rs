@@ -36,7 +36,7 @@ pub fn process(max_message_size: usize) -> Duplex {
 /// use mcp_runtime::transport::stdio;
 ///
 /// let (duplex, _child) = stdio::spawn(tokio::process::Command::new("my-mcp-server"))?;
-/// let client = Client::connect(duplex, Implementation::new("me", "1.0.0"));
+/// let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);
 /// # let _ = client;
 /// # Ok(())
 /// # }

@@ -32,7 +32,7 @@ pub fn test_server(page_size: usize, max_message_size: usize) -> Server {
     Server::builder(Implementation::new("test-server", "1.0.0"))
         .page_size(page_size)
         .max_message_size(max_message_size)
-        .tools(tools)
+        .list_tools(tools)
         .on_call_tool(|ctx, call| async move {
             let args = call.arguments.unwrap_or_default();
             let outcome: Outcome<CallToolResult> = match call.name.as_str() {
@@ -77,6 +77,7 @@ pub fn test_server(page_size: usize, max_message_size: usize) -> Server {
             Ok(outcome)
         })
         .build()
+        .expect("the server builds")
 }
 
 /// One end of a stdio-framed connection to a [`test_server`].

@@ -2,7 +2,7 @@
 //! carry it; a GET opens the session's server→client stream; DELETE ends the session.
 //!
 //! Each session owns a [`Connection`], so the dispatcher sees the same session state it would on
-//! stdio. Server→client requests a handler sends (`RequestContext::request_client`) go out on
+//! stdio. Server→client requests a handler sends (`Context::request_client`) go out on
 //! that request's own SSE stream, and the client's answer comes back as a POSTed response that
 //! the session's connection routes to the waiting handler. The GET stream's sender lives in the
 //! session, for messages that belong to no request (not sent yet: resource updates,
@@ -24,7 +24,7 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::Identity;
+use crate::identity::Identity;
 use crate::protocol::{
     CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, error_line,
     methods, notification_methods,
@@ -294,7 +294,7 @@ pub(super) async fn handle_post(
                     id,
                     sequence,
                 })),
-                head: None,
+                preparsed: None,
             };
             respond::run(&shared.server, job).await
         }
@@ -340,7 +340,7 @@ async fn initialize(
         rules: StatusRules::Legacy,
         sse_allowed: true,
         held_until_done: None,
-        head: None,
+        preparsed: None,
     };
     let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {

@@ -5,53 +5,17 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use crate::auth::Identity;
-use crate::protocol::{Incoming, McpError, RawRequest, RequestMeta, Text, methods};
-use crate::server::{Connection, Head};
+use crate::identity::Identity;
+use crate::protocol::{Incoming, McpError, RawRequest, methods};
+use crate::server::{Claim, Connection, Preparsed, Preread};
 
 use super::Shared;
 use super::headers::{self, BodyFacts};
 use super::respond::{self, Job, StatusRules};
-
-/// A request's params as routing and the gate read them, in one pass: the gate's head
-/// (`_meta`, `requestState`) and, borrowed, what the routing headers are checked against.
-#[derive(Deserialize)]
-struct Read<'a> {
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-    #[serde(rename = "requestState", default)]
-    request_state: Option<Value>,
-    #[serde(borrow, default)]
-    name: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    uri: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
-/// What routing reads from params that do not have the shape [`Read`] expects (a `_meta` the
-/// gate will reject, a `name` that is not a string): whether they claim the stateless wire.
-/// Their headers are still checked, against a body that names no target, so an odd body cannot
-/// slip past the routing checks; the gate then says precisely what is wrong.
-#[derive(Deserialize, Default)]
-struct Claim<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<ClaimedMeta<'a>>,
-}
-
-#[derive(Deserialize, Default)]
-struct ClaimedMeta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    protocol_version: Option<Text<'a>>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    client_capabilities: Option<IgnoredAny>,
-}
 
 /// What the routing headers are compared with.
 #[derive(Default)]
@@ -65,8 +29,8 @@ struct Target<'a> {
 pub(super) struct Classified {
     /// On the stateless wire: its `_meta` names a protocol version.
     pub modern: bool,
-    /// The gate's head of a request's params, read while routing it.
-    pub head: Option<Box<Head>>,
+    /// A request's params as the gate reads them, read while routing it.
+    pub preparsed: Option<Preparsed>,
 }
 
 /// Whether a message is on the stateless wire and, for such a request, whether its routing
@@ -82,76 +46,65 @@ pub(super) async fn classify(
         Incoming::Response(_) => {
             return Ok(Classified {
                 modern: false,
-                head: None,
+                preparsed: None,
             });
         }
     };
     let Some(params) = params else {
         return Ok(Classified {
             modern: false,
-            head: None,
+            preparsed: None,
         });
     };
-    let Ok(read) = serde_json::from_str::<Read<'_>>(params.get()) else {
-        let claim: Claim<'_> = serde_json::from_str(params.get()).unwrap_or_default();
-        let Some(meta) = claim.meta else {
+    let Some(read) = Preread::read(params) else {
+        let claim = Claim::read(params);
+        if !claim.has_meta() {
             return Ok(Classified {
                 modern: false,
-                head: None,
+                preparsed: None,
             });
-        };
-        let modern = meta.protocol_version.is_some();
-        if let (Some(version), Some(_), Some(request)) =
-            (&meta.protocol_version, &meta.client_capabilities, request)
+        }
+        let version = claim.protocol_version();
+        if let (Some(version), true, Some(request)) =
+            (version, claim.declares_client_capabilities(), request)
         {
             check_headers(shared, headers, request, version, Target::default()).await?;
         }
-        return Ok(Classified { modern, head: None });
+        return Ok(Classified {
+            modern: version.is_some(),
+            preparsed: None,
+        });
     };
-    // The head is boxed before the headers are checked, so the future that awaits the
-    // check does not carry the whole `_meta` inline.
-    let Read {
-        meta,
-        request_state,
+    let Preread {
+        preparsed,
         name,
         uri,
         arguments,
     } = read;
-    let head = Box::new(Head {
-        meta,
-        request_state,
-    });
-    let version = head
-        .meta
-        .as_ref()
-        .and_then(|m| m.protocol_version.as_deref());
+    let version = preparsed.protocol_version();
     let modern = version.is_some();
-    if let (Some(version), Some(request)) = (version, request) {
-        let has_capabilities = head
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.client_capabilities.is_some());
-        // A request missing its `_meta` fields gets the gate's -32602, which says more than
-        // -32020.
-        if has_capabilities {
-            let target = Target {
-                name: name.as_deref(),
-                uri: uri.as_deref(),
-                arguments,
-            };
-            check_headers(shared, headers, request, version, target).await?;
-        }
+    // A request missing its `_meta` fields gets the gate's -32602, which says more than
+    // -32020.
+    if let (Some(version), true, Some(request)) =
+        (version, preparsed.declares_client_capabilities(), request)
+    {
+        let target = Target {
+            name: name.as_deref(),
+            uri: uri.as_deref(),
+            arguments,
+        };
+        check_headers(shared, headers, request, version, target).await?;
     }
-    let head = request.map(|_| head);
-    Ok(Classified { modern, head })
+    let preparsed = request.map(|_| preparsed);
+    Ok(Classified { modern, preparsed })
 }
 
 /// What the POST handler learnt about a request before it is served.
 pub(super) struct Envelope {
     /// The verified caller.
     pub identity: Option<Arc<Identity>>,
-    /// The gate's head of the params, read while routing.
-    pub head: Option<Box<Head>>,
+    /// The params as the gate reads them, read while routing.
+    pub preparsed: Option<Preparsed>,
     /// Whether the client accepts `text/event-stream`.
     pub sse_allowed: bool,
 }
@@ -160,7 +113,7 @@ pub(super) struct Envelope {
 pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelope) -> Response {
     let Envelope {
         identity,
-        head,
+        preparsed,
         sse_allowed,
     } = envelope;
     match message {
@@ -173,7 +126,7 @@ pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelop
                 rules: StatusRules::Modern,
                 sse_allowed,
                 held_until_done: None,
-                head,
+                preparsed,
             };
             respond::run(&shared.server, job).await
         }
@@ -224,20 +177,4 @@ async fn check_headers(
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_call_is_read_in_one_pass_for_routing_and_the_gate() {
-        let params = r#"{"name":"provision","arguments":{"name":"orders"},"inputResponses":{"region":{"action":"accept","content":{"region":"eu-west-1"}}},"requestState":"v1.abc","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}}"#;
-        let read: Read<'_> = serde_json::from_str(params).expect("one pass reads it");
-        assert_eq!(read.name.as_deref(), Some("provision"));
-        assert_eq!(read.request_state, Some(Value::from("v1.abc")));
-        let meta = read.meta.expect("_meta");
-        assert_eq!(meta.protocol_version.as_deref(), Some("2026-07-28"));
-        assert!(meta.client_capabilities.is_some());
-    }
 }

@@ -12,9 +12,10 @@ use axum::response::Response;
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::auth::Identity;
+use crate::identity::Identity;
+use crate::panics::catch_panics;
 use crate::protocol::{McpError, RawRequest, RequestId, code, error_line};
-use crate::server::{Connection, Exchange, Head, NotificationSink, Reply, Server, catch_panics};
+use crate::server::{Connection, Exchange, NotificationSink, Preparsed, Reply, Server};
 
 use super::sse;
 
@@ -47,8 +48,8 @@ pub(super) struct Job {
     /// Dropped when the handler is done (answered or cancelled), not when the response is:
     /// per-request bookkeeping must outlive the response head but not the request.
     pub held_until_done: Option<Box<dyn Send>>,
-    /// The params' `_meta` and `requestState`, when routing has read them already.
-    pub head: Option<Box<Head>>,
+    /// The params as the gate reads them, when routing has read them already.
+    pub preparsed: Option<Preparsed>,
 }
 
 /// Answers a request, as JSON or as SSE.
@@ -61,7 +62,7 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         rules,
         sse_allowed,
         held_until_done,
-        head,
+        preparsed,
     } = job;
     let id = request.id.clone();
     let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
@@ -70,13 +71,13 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
     let guard = cancellation.clone().drop_guard();
     let exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
         .with_identity(identity)
-        .with_head(head);
+        .with_preparsed(preparsed);
     // Polled right here rather than spawned: most requests finish without a notification, and
     // a task of their own would cost an allocation, a schedule and a wake-up each. Boxed so a
     // request that starts streaming can move to the task that pumps its stream.
     let answering = server
         .clone()
-        .answer_reply(request, exchange, held_until_done);
+        .answer_holding(request, exchange, held_until_done);
     let mut task: Answering = Box::pin(catch_panics(answering));
     if !sse_allowed {
         let joined = loop {
@@ -98,7 +99,7 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
             match rx.try_recv() {
                 Ok(first) => {
                     let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
-                    tokio::spawn(pump_finished(first, rx, reply.line, out_tx, guard));
+                    tokio::spawn(pump_finished(first, rx, reply.into_line(), out_tx, guard));
                     sse::response(out_rx)
                 }
                 Err(_) => {
@@ -126,10 +127,7 @@ fn finished(id: &RequestId, joined: Result<Option<Reply>, Box<dyn Any + Send>>) 
             McpError::internal("Internal error")
         }
     };
-    Reply {
-        line: error_line(Some(id), &error),
-        error_code: Some(error.code),
-    }
+    Reply::error(Some(id), &error)
 }
 
 async fn pump_finished(
@@ -165,7 +163,7 @@ async fn pump_live(
                     return;
                 }
             }
-            joined = &mut task => break finished(&id, joined).line,
+            joined = &mut task => break finished(&id, joined).into_line(),
             () = out.closed() => return,
         }
     };
@@ -179,12 +177,12 @@ async fn pump_live(
 
 /// A JSON response with the status the rules give the reply's error code.
 pub(super) fn json(reply: Reply, rules: StatusRules) -> Response {
-    let status = match (reply.error_code, rules) {
+    let status = match (reply.error_code(), rules) {
         (None, _) => StatusCode::OK,
         (Some(c), StatusRules::Modern) => status_for(c),
         (Some(c), StatusRules::Legacy) => legacy_status_for(c),
     };
-    json_with_status(reply.line, status)
+    json_with_status(reply.into_line(), status)
 }
 
 /// A JSON response with a fixed status.

@@ -122,10 +122,11 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
             NotificationSink::new(tx),
             CancellationToken::new(),
         );
-        let line = server.handle_request(request, exchange).await;
-        let Some(result) = serde_json::from_str::<Page>(&line)
-            .ok()
-            .and_then(|p| p.result)
+        let Some(result) = server
+            .answer(request, exchange)
+            .await
+            .and_then(|reply| serde_json::from_str::<Page>(reply.line()).ok())
+            .and_then(|page| page.result)
         else {
             break;
         };

@@ -14,7 +14,7 @@
 //! use mcp_runtime::transport::http_client;
 //!
 //! let duplex = http_client::connect("http://127.0.0.1:8000/mcp")?;
-//! let client = Client::connect(duplex, Implementation::new("me", "1.0.0"));
+//! let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);
 //! client.negotiate().await?;
 //! # Ok(())
 //! # }

@@ -8,15 +8,12 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::{
-    CancelledParams, Incoming, McpError, RawNotification, RawRequest, RequestId, decode_params,
-    error_line, notification_methods,
+    CancelledParams, Incoming, McpError, RawNotification, RequestId, decode_params, error_line,
+    notification_methods,
 };
-use crate::transport::{Duplex, FrameError};
+use crate::server::{Connection, Exchange, NotificationSink, Reply, Server};
 
-use super::Server;
-use super::context::NotificationSink;
-use super::dispatch::{Exchange, Reply};
-use super::session::Connection;
+use super::{Duplex, FrameError};
 
 /// Requests being handled, by id. The sequence number tells a finished request's entry apart
 /// from a newer request that reused its id after a cancellation freed it.
@@ -91,9 +88,9 @@ impl Server {
                     let in_flight = in_flight.clone();
                     tasks.spawn(async move {
                         let answer = server
-                            .answer_reply(request, exchange, None)
+                            .answer_holding(request, exchange, None)
                             .await
-                            .map(|reply| reply.line);
+                            .map(Reply::into_line);
                         {
                             let mut map = lock(&in_flight);
                             if map.get(&id).is_some_and(|(s, _)| *s == seq) {
@@ -123,44 +120,6 @@ impl Server {
         // peer that has hung up.
         connection.abandon_answers();
         while tasks.join_next().await.is_some() {}
-    }
-
-    /// Answers one request unless it is cancelled first: `None` means the client gave up on it
-    /// and must hear nothing more about it.
-    pub async fn answer(&self, request: RawRequest, exchange: Exchange) -> Option<String> {
-        self.clone()
-            .answer_reply(request, exchange, None)
-            .await
-            .map(|reply| reply.line)
-    }
-
-    /// [`answer`](Self::answer), with the error code of an error reply, on an owned handle
-    /// (what a transport boxes), holding `held` until the request is done.
-    ///
-    /// One async layer over `dispatch`, not several: each layer keeps its own copy of the
-    /// request and exchange inside the future, and this future is moved and boxed per request.
-    pub(crate) async fn answer_reply(
-        self,
-        request: RawRequest,
-        exchange: Exchange,
-        held: Option<Box<dyn Send>>,
-    ) -> Option<Reply> {
-        let _held = held;
-        let token = exchange.cancellation.clone();
-        let id = request.id.clone();
-        // Cancellation wins a tie: a cancelled request is never answered.
-        let answer = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            outcome = self.dispatch(request, exchange) => Some(Reply::new(&id, outcome)),
-        };
-        answer.filter(|_| !token.is_cancelled())
-    }
-
-    /// Serves this process's stdin/stdout until stdin closes.
-    pub async fn serve_stdio(&self) {
-        self.serve(crate::transport::stdio::process(self.max_message_size()))
-            .await;
     }
 
     fn on_notification(&self, n: RawNotification, connection: &Connection, in_flight: &InFlight) {

@@ -3,15 +3,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Display;
 
+use crate::BoxFuture;
 use crate::protocol::{
     GetPromptParams, GetPromptResult, InputRequiredResult, McpError, Outcome, Prompt,
     PromptArgument, PromptMessage,
 };
-use crate::server::{BoxFuture, RequestContext, StateKey};
+use crate::server::{Context, StateKey};
 
 /// What answers a `prompts/get` of one prompt.
 pub type PromptCall =
-    fn(RequestContext, GetPromptParams) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>>;
+    fn(Context, GetPromptParams) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>>;
 
 /// One argument as `prompts/list` shows it.
 #[derive(Debug, Clone, Copy)]
@@ -49,6 +50,7 @@ pub struct PromptEntry {
 
 impl PromptEntry {
     /// Assembles an entry.
+    #[doc(hidden)]
     pub fn new(info: PromptInfo, call: PromptCall) -> Self {
         let arguments = info
             .arguments

@@ -7,11 +7,12 @@ use std::str::FromStr;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
+use crate::BoxFuture;
 use crate::protocol::{
     BlobResourceContents, InputRequiredResult, McpError, Outcome, ReadResourceParams,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
 };
-use crate::server::{BoxFuture, RequestContext, StateKey};
+use crate::server::{Context, StateKey};
 
 use super::uri_template::{TemplateError, UriTemplate};
 
@@ -20,7 +21,7 @@ pub type TemplateVars = Vec<(String, String)>;
 
 /// What answers a `resources/read` of one resource (or template).
 pub type ResourceCall = fn(
-    RequestContext,
+    Context,
     ReadResourceParams,
     TemplateVars,
 ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>>;
@@ -61,6 +62,7 @@ pub(crate) enum Listing {
 impl ResourceEntry {
     /// Assembles an entry; fails on a template the matcher cannot use (the macro has already
     /// checked it, so this only guards hand-written entries).
+    #[doc(hidden)]
     pub fn new(info: ResourceInfo, call: ResourceCall) -> Result<Self, TemplateError> {
         let template = UriTemplate::parse(info.uri)?;
         let listing = if template.is_static() {

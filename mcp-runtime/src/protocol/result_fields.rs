@@ -14,9 +14,9 @@ use super::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadRes
 use super::tools::{CallToolResult, ListToolsResult};
 use super::version::Generation;
 
-/// The envelope facts of one response.
+/// What the runtime fills in on every result of one wire.
 #[derive(Debug, Clone)]
-pub struct Stamp {
+pub struct ResultFields {
     /// The wire the response goes out on.
     pub generation: Generation,
     /// Our name and version (`_meta["io.modelcontextprotocol/serverInfo"]`).
@@ -27,28 +27,28 @@ pub struct Stamp {
 
 /// A result type the runtime can put on the wire.
 pub trait WireResult: Serialize + Send + 'static {
-    /// Adds (2026-07-28) or strips (2025-11-25) the envelope fields.
-    fn stamp(&mut self, stamp: &Stamp);
+    /// Fills in (2026-07-28) or strips (2025-11-25) the fields the runtime owns.
+    fn fill(&mut self, fields: &ResultFields);
 }
 
-fn stamp_meta(meta: &mut Option<ResultMeta>, stamp: &Stamp) {
-    if stamp.generation == super::version::Generation::Modern {
-        meta.get_or_insert_with(ResultMeta::default).server_info = Some(stamp.server_info.clone());
+fn fill_meta(meta: &mut Option<ResultMeta>, fields: &ResultFields) {
+    if fields.generation == Generation::V2026_07_28 {
+        meta.get_or_insert_with(ResultMeta::default).server_info = Some(fields.server_info.clone());
     } else if meta.as_ref().is_some_and(ResultMeta::is_empty) {
         *meta = None;
     }
 }
 
-fn stamp_type(result_type: &mut Option<ResultType>, stamp: &Stamp, value: ResultType) {
-    *result_type = (stamp.generation == Generation::Modern).then_some(value);
+fn fill_type(result_type: &mut Option<ResultType>, fields: &ResultFields, value: ResultType) {
+    *result_type = (fields.generation == Generation::V2026_07_28).then_some(value);
 }
 
 macro_rules! plain_results {
     ($($ty:ty),*) => {$(
         impl WireResult for $ty {
-            fn stamp(&mut self, stamp: &Stamp) {
-                stamp_type(&mut self.result_type, stamp, ResultType::Complete);
-                stamp_meta(&mut self.meta, stamp);
+            fn fill(&mut self, fields: &ResultFields) {
+                fill_type(&mut self.result_type, fields, ResultType::Complete);
+                fill_meta(&mut self.meta, fields);
             }
         }
     )*};
@@ -57,12 +57,12 @@ macro_rules! plain_results {
 macro_rules! cacheable_results {
     ($($ty:ty),*) => {$(
         impl WireResult for $ty {
-            fn stamp(&mut self, stamp: &Stamp) {
-                stamp_type(&mut self.result_type, stamp, ResultType::Complete);
-                stamp_meta(&mut self.meta, stamp);
-                if stamp.generation == Generation::Modern {
-                    self.ttl_ms.get_or_insert(stamp.cache.ttl_ms);
-                    self.cache_scope.get_or_insert(stamp.cache.scope);
+            fn fill(&mut self, fields: &ResultFields) {
+                fill_type(&mut self.result_type, fields, ResultType::Complete);
+                fill_meta(&mut self.meta, fields);
+                if fields.generation == Generation::V2026_07_28 {
+                    self.ttl_ms.get_or_insert(fields.cache.ttl_ms);
+                    self.cache_scope.get_or_insert(fields.cache.scope);
                 } else {
                     self.ttl_ms = None;
                     self.cache_scope = None;
@@ -83,12 +83,12 @@ cacheable_results!(
 );
 
 impl WireResult for InputRequiredResult {
-    fn stamp(&mut self, stamp: &Stamp) {
-        stamp_type(&mut self.result_type, stamp, ResultType::InputRequired);
-        stamp_meta(&mut self.meta, stamp);
+    fn fill(&mut self, fields: &ResultFields) {
+        fill_type(&mut self.result_type, fields, ResultType::InputRequired);
+        fill_meta(&mut self.meta, fields);
     }
 }
 
 impl WireResult for super::lifecycle::InitializeResult {
-    fn stamp(&mut self, _: &Stamp) {}
+    fn fill(&mut self, _: &ResultFields) {}
 }

@@ -4,14 +4,15 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::BoxFuture;
 use crate::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool, ToolAnnotations};
-use crate::server::{BoxFuture, RequestContext, StateKey};
+use crate::server::{Context, StateKey};
 
 use super::schema::OutputSchema;
 
 /// What answers a call of one tool.
 pub type ToolCall =
-    fn(RequestContext, CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>>;
+    fn(Context, CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>>;
 
 /// The static description the `#[mcp::tool]` macro writes for a tool.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +45,38 @@ pub struct ToolEntry {
 }
 
 impl ToolEntry {
-    /// Assembles an entry; the schemas are computed here, once, never per call.
+    /// A tool written by hand rather than by `#[mcp::tool]`: its listing as given (say, an
+    /// input schema no Rust type derives) and the function that answers its calls.
+    ///
+    /// ```
+    /// use mcp_runtime::BoxFuture;
+    /// use mcp_runtime::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool};
+    /// use mcp_runtime::server::{Context, McpServer, ToolEntry};
+    ///
+    /// fn shout(_ctx: Context, call: CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
+    ///     let text = call.arguments.and_then(|a| a.get("text")?.as_str().map(str::to_uppercase));
+    ///     Box::pin(async move { Ok(CallToolResult::text(text.unwrap_or_default()).into()) })
+    /// }
+    ///
+    /// let schema = serde_json::json!({"type": "object", "properties": {"text": {"type": "string"}}});
+    /// let server = McpServer::new("loud")
+    ///     .tools([ToolEntry::from_tool(Tool::new("shout", schema), shout)])
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// ```
+    pub fn from_tool(tool: Tool, call: ToolCall) -> Self {
+        Self {
+            tool,
+            call,
+            wraps_output: false,
+            requires: Vec::new(),
+        }
+    }
+
+    /// Assembles the entry `#[mcp::tool]` describes; the schemas are computed here, once, never
+    /// per call.
+    #[doc(hidden)]
     pub fn new(
         info: ToolInfo,
         input_schema: fn() -> Value,

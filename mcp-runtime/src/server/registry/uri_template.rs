@@ -81,16 +81,7 @@ impl UriTemplate {
         self.variables().next().is_none()
     }
 
-    /// The variables' values when `uri` matches the template.
-    ///
-    /// ```
-    /// use mcp_runtime::server::app::UriTemplate;
-    ///
-    /// let template = UriTemplate::parse("db://{table}/schema").unwrap();
-    /// let vars = template.matches("db://orders%20v2/schema").unwrap();
-    /// assert_eq!(vars, vec![("table".to_owned(), "orders v2".to_owned())]);
-    /// assert!(template.matches("db://a/b/schema").is_none());
-    /// ```
+    /// The variables' values (percent-decoded) when `uri` matches the template.
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
         let mut vars = Vec::new();
         let mut rest = uri;
@@ -141,6 +132,16 @@ fn percent_decode(raw: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_matched_variable_is_percent_decoded_and_spans_one_segment() {
+        let template = UriTemplate::parse("db://{table}/schema").expect("a valid template");
+        let vars = template
+            .matches("db://orders%20v2/schema")
+            .expect("it matches");
+        assert_eq!(vars, vec![("table".to_owned(), "orders v2".to_owned())]);
+        assert!(template.matches("db://a/b/schema").is_none());
+    }
+
     use super::*;
 
     #[test]

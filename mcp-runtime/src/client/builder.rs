@@ -1,0 +1,146 @@
+//! Configuring a [`Client`] before it connects: who it is, what it declares, how it answers the
+//! server's questions and how long it keeps at a call. A connected client's configuration never
+//! changes, so every clone of it behaves the same.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::protocol::{
+    ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
+    Implementation, ListRootsResult, McpError,
+};
+use crate::transport::Duplex;
+
+use super::Client;
+use super::callbacks::{Callbacks, boxed};
+use super::rounds::DEFAULT_MAX_ROUNDS;
+
+/// Builds a [`Client`]; [`connect`](Self::connect) ends the configuration.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::client::Client;
+/// use mcp_runtime::protocol::{ElicitResult, Implementation};
+/// # use mcp_runtime::transport::memory;
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// # let (client_end, _server_end) = memory::pair();
+/// let client = Client::builder(Implementation::new("me", "1.0.0"))
+///     .on_elicit(|_question| async { Ok(ElicitResult::decline()) })
+///     .max_rounds(5)
+///     .call_timeout(Duration::from_secs(30))
+///     .connect(client_end);
+/// # let _ = client;
+/// # }
+/// ```
+#[must_use = "a client builder does nothing until `connect`"]
+pub struct ClientBuilder {
+    pub(super) info: Implementation,
+    capabilities: ClientCapabilities,
+    pub(super) callbacks: Callbacks,
+    pub(super) max_rounds: u32,
+    pub(super) restarts: u32,
+    pub(super) call_timeout: Option<Duration>,
+}
+
+impl ClientBuilder {
+    pub(super) fn new(info: Implementation) -> Self {
+        Self {
+            info,
+            capabilities: ClientCapabilities::default(),
+            callbacks: Callbacks::default(),
+            max_rounds: DEFAULT_MAX_ROUNDS,
+            restarts: 0,
+            call_timeout: None,
+        }
+    }
+
+    /// Declares these capabilities on every request, besides those the registered handlers
+    /// declare ([`on_elicit`](Self::on_elicit) and friends).
+    pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// Answers the server's elicitation questions (forms and URLs) with `handler`, and declares
+    /// the elicitation capability.
+    pub fn on_elicit<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.elicit = Some(boxed(handler));
+        self
+    }
+
+    /// Answers the server's sampling requests with `handler` (your LLM), and declares the
+    /// sampling capability.
+    pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.sample = Some(boxed(handler));
+        self
+    }
+
+    /// Answers `roots/list` with `handler`, and declares the roots capability.
+    pub fn on_list_roots<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.roots = Some(boxed(move |()| handler()));
+        self
+    }
+
+    /// How many rounds [`call_tool`](Client::call_tool) and friends accept before giving up
+    /// (default 10).
+    pub fn max_rounds(mut self, max: u32) -> Self {
+        self.max_rounds = max;
+        self
+    }
+
+    /// Starts a call over from its first round, up to `max` times per call, when the server
+    /// rejects the `requestState` of a retry with the fixed `Invalid or expired requestState`
+    /// error (default 0: the call fails with that error).
+    ///
+    /// That happens when a retry reaches a server that cannot open the state: another instance
+    /// without the shared keys, the same one after a restart with a per-process key, or a round
+    /// that waited past the state's lifetime. Starting over runs the handlers again: the user is
+    /// asked the questions of the call again. Opt in when that is acceptable.
+    pub fn restart_on_invalid_state(mut self, max: u32) -> Self {
+        self.restarts = max;
+        self
+    }
+
+    /// Bounds the whole of each [`call_tool`](Client::call_tool)-style call, all rounds
+    /// included (default: no bound); a call that runs longer ends with
+    /// [`ClientError::Timeout`](super::ClientError::Timeout).
+    pub fn call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = Some(limit);
+        self
+    }
+
+    /// Connects over `duplex` (in memory, a child process's pipes, or Streamable HTTP; see
+    /// [`crate::transport`]). Needs a Tokio runtime: the connection's reader runs as a task.
+    pub fn connect(self, duplex: Duplex) -> Client {
+        Client::start(self, duplex)
+    }
+
+    /// What the client declares: the explicit capabilities and those of its handlers.
+    pub(super) fn declared_capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = self.capabilities.clone();
+        self.callbacks.declare(&mut capabilities);
+        capabilities
+    }
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .field("max_rounds", &self.max_rounds)
+            .finish_non_exhaustive()
+    }
+}

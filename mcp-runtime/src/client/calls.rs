@@ -1,0 +1,183 @@
+//! The typed calls: discovery and `initialize`, listing, and the three multi-round methods,
+//! each both as a whole call (rounds answered by the registered handlers) and as one round.
+
+use serde_json::{Value, json};
+
+use crate::protocol::{
+    CallToolResult, DiscoverResult, GetPromptResult, InitializeParams, InitializeResult,
+    InputResponses, ListToolsResult, Outcome, ReadResourceResult, V2025_11_25, V2026_07_28,
+    methods,
+};
+
+use super::connection::lock;
+use super::rounds::Resume;
+use super::{Client, ClientError};
+
+impl Client {
+    /// Calls a tool and answers every question the server asks with the registered handlers,
+    /// round after round, until the result. Each retry repeats the name and arguments with the
+    /// answers and the server's `requestState` byte for byte, under a new JSON-RPC id.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+    ) -> Result<CallToolResult, ClientError> {
+        self.resume_tool(name, arguments, Resume::default()).await
+    }
+
+    /// [`call_tool`](Self::call_tool) from a persisted round.
+    pub async fn resume_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        resume: Resume,
+    ) -> Result<CallToolResult, ClientError> {
+        self.drive(resume, |responses, state| {
+            self.call_tool_once(name, arguments.clone(), responses, state)
+        })
+        .await
+    }
+
+    /// Gets a prompt, answering the server's questions on the way.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.resume_prompt(name, arguments, Resume::default()).await
+    }
+
+    /// [`get_prompt`](Self::get_prompt) from a persisted round.
+    pub async fn resume_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        resume: Resume,
+    ) -> Result<GetPromptResult, ClientError> {
+        self.drive(resume, |responses, state| {
+            self.get_prompt_once(name, arguments.clone(), responses, state)
+        })
+        .await
+    }
+
+    /// Reads a resource, answering the server's questions on the way.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        self.resume_resource(uri, Resume::default()).await
+    }
+
+    /// [`read_resource`](Self::read_resource) from a persisted round.
+    pub async fn resume_resource(
+        &self,
+        uri: &str,
+        resume: Resume,
+    ) -> Result<ReadResourceResult, ClientError> {
+        self.drive(resume, |responses, state| {
+            self.read_resource_once(uri, responses, state)
+        })
+        .await
+    }
+
+    /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`).
+    pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
+        let params = InitializeParams {
+            protocol_version: V2025_11_25.to_owned(),
+            capabilities: self.inner.capabilities.clone(),
+            client_info: self.inner.info.clone(),
+        };
+        let result: InitializeResult = self.request_raw(methods::INITIALIZE, &params).await?;
+        *lock(&self.inner.session) = Some(result.protocol_version.clone());
+        self.notify("notifications/initialized", &json!({})).await?;
+        Ok(result)
+    }
+
+    /// Finds the revision to speak: `server/discover` first (2026-07-28), and `initialize`
+    /// (2025-11-25) for a server that does not positively answer it. Returns the revision.
+    ///
+    /// Call it once after [`connect`](super::ClientBuilder::connect) when the server's age is unknown; the
+    /// in-memory and macro-built servers of this crate answer both.
+    pub async fn negotiate(&self) -> Result<String, ClientError> {
+        match self.discover().await {
+            Ok(found) if found.supported_versions.iter().any(|v| v == V2026_07_28) => {
+                Ok(V2026_07_28.to_owned())
+            }
+            // A closed connection is not an old server.
+            Err(ClientError::Closed) => Err(ClientError::Closed),
+            _ => Ok(self.initialize().await?.protocol_version),
+        }
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&self) -> Result<DiscoverResult, ClientError> {
+        self.request(methods::DISCOVER, json!({})).await
+    }
+
+    /// `tools/list` (one page).
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
+        // `cursor` is a string when present; the schema has no `null` for it.
+        let params = match cursor {
+            Some(cursor) => json!({ "cursor": cursor }),
+            None => json!({}),
+        };
+        self.request(methods::TOOLS_LIST, params).await
+    }
+
+    /// One `tools/call` round: the final result or the server's request for input.
+    pub async fn call_tool_once(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<CallToolResult>, ClientError> {
+        let mut params = json!({ "name": name });
+        round_params(&mut params, arguments, input_responses, request_state);
+        self.request(methods::TOOLS_CALL, params).await
+    }
+
+    /// One `prompts/get` round.
+    pub async fn get_prompt_once(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<GetPromptResult>, ClientError> {
+        let mut params = json!({ "name": name });
+        round_params(&mut params, arguments, input_responses, request_state);
+        self.request(methods::PROMPTS_GET, params).await
+    }
+
+    /// One `resources/read` round.
+    pub async fn read_resource_once(
+        &self,
+        uri: &str,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+    ) -> Result<Outcome<ReadResourceResult>, ClientError> {
+        let mut params = json!({ "uri": uri });
+        round_params(&mut params, None, input_responses, request_state);
+        self.request(methods::RESOURCES_READ, params).await
+    }
+}
+
+fn round_params(
+    params: &mut Value,
+    arguments: Option<Value>,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+) {
+    if let Value::Object(map) = params {
+        if let Some(a) = arguments {
+            map.insert("arguments".into(), a);
+        }
+        if let Some(r) = input_responses {
+            map.insert(
+                "inputResponses".into(),
+                Value::Object(r.0.into_iter().collect()),
+            );
+        }
+        if let Some(s) = request_state {
+            map.insert("requestState".into(), Value::String(s));
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! One connection to a server: the reader task that routes responses to their waiting
+//! requests, notifications to the application and the server's own requests to the handlers;
+//! and sending requests of the revision in use.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::protocol::{
+    Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, keys, notification_line,
+    request_line,
+};
+use crate::transport::Duplex;
+
+use super::callbacks::Callbacks;
+use super::server_requests::answer_server_request;
+use super::{Client, ClientError};
+
+type Waiters = Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, McpError>>>>;
+
+/// The sending half of a connection and the requests waiting for their answers.
+pub(super) struct Connection {
+    outgoing: mpsc::Sender<String>,
+    waiting: Arc<Waiters>,
+    next_id: AtomicI64,
+    /// Set by the reader when the connection ends, so later requests fail at once.
+    closed: Arc<AtomicBool>,
+}
+
+impl Connection {
+    /// Starts the reader task of `duplex`; the notifications it reads go to the returned
+    /// receiver.
+    pub fn open(
+        duplex: Duplex,
+        callbacks: Arc<Callbacks>,
+    ) -> (Self, mpsc::UnboundedReceiver<RawNotification>) {
+        let Duplex {
+            mut incoming,
+            outgoing,
+        } = duplex;
+        let waiting: Arc<Waiters> = Arc::default();
+        let closed = Arc::new(AtomicBool::new(false));
+        let (note_tx, note_rx) = mpsc::unbounded_channel();
+        let router = waiting.clone();
+        let replies = outgoing.clone();
+        let closing = closed.clone();
+        tokio::spawn(async move {
+            while let Some(frame) = incoming.recv().await {
+                let Ok(line) = frame else { continue };
+                match Incoming::parse(&line) {
+                    Ok(Incoming::Response(r)) => {
+                        let waiter = lock(&router).remove(&r.id);
+                        match waiter {
+                            Some(tx) => {
+                                let _ = tx.send(r.outcome);
+                            }
+                            None => tracing::debug!(id = %r.id, "late or unknown response"),
+                        }
+                    }
+                    Ok(Incoming::Notification(n)) => {
+                        let _ = note_tx.send(n);
+                    }
+                    Ok(Incoming::Request(request)) => {
+                        // A 2025-11-25 server asking over the back-channel: the same handlers
+                        // answer, concurrently with everything else.
+                        let callbacks = callbacks.clone();
+                        let replies = replies.clone();
+                        tokio::spawn(async move {
+                            let line = answer_server_request(&callbacks, request).await;
+                            let _ = replies.send(line).await;
+                        });
+                    }
+                    Err(rejected) => tracing::debug!(error = %rejected.error, "bad message"),
+                }
+            }
+            // Closing: every waiter learns the connection is gone, and later requests fail
+            // at once instead of waiting for an answer that cannot come.
+            closing.store(true, Ordering::SeqCst);
+            lock(&router).clear();
+        });
+        let connection = Self {
+            outgoing,
+            waiting,
+            next_id: AtomicI64::new(1),
+            closed,
+        };
+        (connection, note_rx)
+    }
+}
+
+impl Client {
+    /// Sends a request exactly as given (no `_meta` added) and decodes its result.
+    pub async fn request_raw<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ClientError> {
+        let connection = &self.inner.connection;
+        let id = RequestId::Number(connection.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&connection.waiting).insert(id.clone(), tx);
+        // Checked after registering, so a close racing with this request is always seen.
+        if connection.closed.load(Ordering::SeqCst) {
+            lock(&connection.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        let line = request_line(&id, method, params);
+        if connection.outgoing.send(line).await.is_err() {
+            lock(&connection.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        let raw = rx.await.map_err(|_| ClientError::Closed)??;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// Sends a request of the current revision: in 2026-07-28, `_meta` carries the version,
+    /// capabilities and client info. A server that refuses the version (`-32022`) but lists
+    /// 2026-07-28 among the ones it supports gets the request once more.
+    pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, ClientError> {
+        let params = self.with_meta(params)?;
+        match self.request_raw(method, &params).await {
+            Err(ClientError::Rpc(error)) if retry_version(&error) => {
+                self.request_raw(method, &params).await
+            }
+            other => other,
+        }
+    }
+
+    fn with_meta(&self, params: Value) -> Result<Map<String, Value>, ClientError> {
+        let mut params = match params {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        if !self.in_session() {
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert(keys::PROTOCOL_VERSION.into(), json!(V2026_07_28));
+                meta.insert(
+                    keys::CLIENT_CAPABILITIES.into(),
+                    serde_json::to_value(&self.inner.capabilities)?,
+                );
+                meta.insert(
+                    keys::CLIENT_INFO.into(),
+                    serde_json::to_value(&self.inner.info)?,
+                );
+            }
+        }
+        Ok(params)
+    }
+
+    /// Sends a notification.
+    pub async fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), ClientError> {
+        self.inner
+            .connection
+            .outgoing
+            .send(notification_line(method, params))
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+}
+
+/// Whether a `-32022` refusal names a revision this client speaks, so a retry can succeed.
+fn retry_version(error: &McpError) -> bool {
+    error.code == code::UNSUPPORTED_PROTOCOL_VERSION
+        && error
+            .data
+            .as_ref()
+            .and_then(|d| d.get("supported"))
+            .and_then(Value::as_array)
+            .is_some_and(|versions| versions.iter().any(|v| v == V2026_07_28))
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,134 @@
+//! Where a transport hands a request to the server and gets its answer back: the request's
+//! surroundings ([`Exchange`]), cancellation, and the response line ([`Reply`]).
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::identity::Identity;
+use crate::protocol::{McpError, RawRequest, RequestId, error_line};
+
+use super::Server;
+use super::context::NotificationSink;
+use super::gate::Preparsed;
+use super::session::Connection;
+
+/// What a transport hands the server along with a request.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// The connection (or HTTP session) it arrived on.
+    pub connection: Arc<Connection>,
+    /// Where its notifications go.
+    pub sink: NotificationSink,
+    /// Fires when the client cancels it.
+    pub cancellation: CancellationToken,
+    /// The verified caller, if the transport authenticates.
+    pub identity: Option<Arc<Identity>>,
+    /// The params as the gate reads them, when the transport has read them already.
+    pub(crate) preparsed: Option<Preparsed>,
+}
+
+impl Exchange {
+    /// An exchange with no verified caller.
+    pub fn new(
+        connection: Arc<Connection>,
+        sink: NotificationSink,
+        cancellation: CancellationToken,
+    ) -> Self {
+        Self {
+            connection,
+            sink,
+            cancellation,
+            identity: None,
+            preparsed: None,
+        }
+    }
+
+    /// The verified caller the request comes from.
+    pub fn with_identity(mut self, identity: Option<Arc<Identity>>) -> Self {
+        self.identity = identity;
+        self
+    }
+
+    /// Hands over the params as the transport read them while routing the request.
+    #[cfg(feature = "http")]
+    pub(crate) fn with_preparsed(mut self, preparsed: Option<Preparsed>) -> Self {
+        self.preparsed = preparsed;
+        self
+    }
+}
+
+/// The answer to a request: its response line, and the error code when it answers with an
+/// error, so an HTTP transport maps the code to a status without reading the line again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    line: String,
+    error_code: Option<i32>,
+}
+
+impl Reply {
+    /// The line answering request `id` with `outcome` (a result line, or the error).
+    pub(crate) fn new(id: &RequestId, outcome: Result<String, McpError>) -> Self {
+        match outcome {
+            Ok(line) => Self {
+                line,
+                error_code: None,
+            },
+            Err(error) => Self::error(Some(id), &error),
+        }
+    }
+
+    /// The line answering request `id` (or no request at all) with `error`.
+    pub(crate) fn error(id: Option<&RequestId>, error: &McpError) -> Self {
+        Self {
+            line: error_line(id, error),
+            error_code: Some(error.code),
+        }
+    }
+
+    /// The JSON-RPC response, one line of JSON.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// The JSON-RPC response, owned.
+    pub fn into_line(self) -> String {
+        self.line
+    }
+
+    /// The JSON-RPC error code, when the response is an error.
+    pub fn error_code(&self) -> Option<i32> {
+        self.error_code
+    }
+}
+
+impl Server {
+    /// Answers one request unless the client cancels it first: `None` means the client gave up
+    /// on it and must hear nothing more about it.
+    pub async fn answer(&self, request: RawRequest, exchange: Exchange) -> Option<Reply> {
+        self.clone().answer_holding(request, exchange, None).await
+    }
+
+    /// [`answer`](Self::answer) on an owned handle (a future a transport can box or spawn),
+    /// holding the transport's `held` bookkeeping until the request is done.
+    ///
+    /// One async layer over routing, not several: each layer keeps its own copy of the
+    /// request and exchange inside the future, and this future is moved and boxed per request.
+    pub(crate) async fn answer_holding(
+        self,
+        request: RawRequest,
+        exchange: Exchange,
+        held: Option<Box<dyn Send>>,
+    ) -> Option<Reply> {
+        let _held = held;
+        let token = exchange.cancellation.clone();
+        let id = request.id.clone();
+        // Cancellation wins a tie: a cancelled request is never answered.
+        let answer = tokio::select! {
+            biased;
+            () = token.cancelled() => None,
+            outcome = self.route(request, exchange) => Some(Reply::new(&id, outcome)),
+        };
+        answer.filter(|_| !token.is_cancelled())
+    }
+}

@@ -1,0 +1,39 @@
+//! Why [`ServerBuilder::build`](super::ServerBuilder::build) or
+//! [`McpServer::build`](super::McpServer::build) refused: every setting is checked there, once.
+
+use crate::state::ConfigError;
+
+/// Why a server could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// Two tools, prompts or resources share a name (or URI).
+    #[error(
+        "two {kind}s are named `{name}` (registrations #{first} and #{second}); {kind} names must be unique"
+    )]
+    Duplicate {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The name or URI.
+        name: String,
+        /// Position of the first registration (from 1).
+        first: usize,
+        /// Position of the second.
+        second: usize,
+    },
+    /// A handler takes shared state that was never registered.
+    #[error(
+        "{kind} `{name}` takes `State<{state}>`, but no `{state}` was registered: add \
+         `.state(value)` to the server"
+    )]
+    MissingState {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name (or URI).
+        name: String,
+        /// The missing type.
+        state: &'static str,
+    },
+    /// The request-state policy is unusable.
+    #[error(transparent)]
+    RequestState(#[from] ConfigError),
+}

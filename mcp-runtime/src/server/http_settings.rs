@@ -1,0 +1,51 @@
+//! How a server wants to be served over Streamable HTTP: plain data the server carries from
+//! [`McpServer`](super::McpServer) to the HTTP transport, so building the server never drops a
+//! setting. The transport (`crate::transport::http`) reads it and may override each field.
+
+use std::time::Duration;
+
+use crate::auth::ResourceServer;
+
+/// The default endpoint path.
+pub const DEFAULT_PATH: &str = "/mcp";
+/// The default number of concurrent 2025-11-25 sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// The default idle time after which a 2025-11-25 session expires.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How long serving until a signal lets in-flight requests finish after it.
+pub const DEFAULT_GRACE_PERIOD: Duration = Duration::from_secs(30);
+
+/// The HTTP side of a server's settings.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpSettings {
+    pub path: String,
+    /// The largest request body; `None` follows the server's `max_message_size`.
+    pub body_limit: Option<usize>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub dns_rebinding_protection: bool,
+    pub max_sessions: usize,
+    pub session_idle_timeout: Duration,
+    /// `None`: unbounded where the caller gives the shutdown future, [`DEFAULT_GRACE_PERIOD`]
+    /// where serving stops on a signal.
+    pub grace_period: Option<Duration>,
+    pub drain: Duration,
+    pub auth: Option<ResourceServer>,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        Self {
+            path: DEFAULT_PATH.to_owned(),
+            body_limit: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            dns_rebinding_protection: true,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            grace_period: None,
+            drain: Duration::ZERO,
+            auth: None,
+        }
+    }
+}

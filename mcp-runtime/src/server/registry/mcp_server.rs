@@ -1,0 +1,357 @@
+//! [`McpServer`]: the settings of a low-level [`ServerBuilder`] plus the registry of
+//! macro-described functions, checked and assembled at [`McpServer::build`].
+
+use std::collections::HashMap;
+#[cfg(feature = "http")]
+use std::time::Duration;
+
+use crate::protocol::{CacheHint, CompleteParams, CompleteResult, Implementation, McpError};
+use crate::state::RequestStateSecurity;
+
+use super::prompts::PromptEntry;
+use super::resources::ResourceEntry;
+use super::tables::{with_prompts, with_resources, with_tools};
+use super::tools::ToolEntry;
+use crate::server::{BuildError, Context, Server, ServerBuilder};
+
+/// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
+/// `mcp` facade crate for the macros).
+///
+/// ```
+/// use mcp_runtime::server::McpServer;
+///
+/// let server = McpServer::new("greeter")
+///     .version("1.2.0")
+///     .instructions("Greets people.")
+///     .build()?;
+/// assert_eq!(server.info().name, "greeter");
+/// # Ok::<(), mcp_runtime::server::BuildError>(())
+/// ```
+///
+/// Sealing of `requestState` is on by default with a per-process key
+/// ([`RequestStateSecurity::ephemeral`]); pass shared keys with
+/// [`request_state_security`](Self::request_state_security) to run several instances.
+#[derive(Debug)]
+pub struct McpServer {
+    /// Every setting of the low-level server, so none is lost on the way to it.
+    builder: ServerBuilder,
+    tools: Vec<ToolEntry>,
+    prompts: Vec<PromptEntry>,
+    resources: Vec<ResourceEntry>,
+}
+
+impl McpServer {
+    /// A server that introduces itself as `name`, version `0.0.0` until [`version`](Self::version).
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            builder: Server::builder(Implementation::new(name, "0.0.0"))
+                .request_state_security(RequestStateSecurity::ephemeral()),
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+        }
+    }
+
+    /// The version it reports.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.builder.info.version = version.into();
+        self
+    }
+
+    /// Guidance for the model, sent by `server/discover` and `initialize`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.builder = self.builder.instructions(instructions);
+        self
+    }
+
+    /// Registers tools, usually `mcp::tools![a, b, c]`.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolEntry>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Registers prompts, usually `mcp::prompts![a, b]`.
+    pub fn prompts(mut self, prompts: impl IntoIterator<Item = PromptEntry>) -> Self {
+        self.prompts.extend(prompts);
+        self
+    }
+
+    /// Registers resources and resource templates, usually `mcp::resources![a, b]`.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
+        self.resources.extend(resources);
+        self
+    }
+
+    /// Shares `value` with every handler that takes an `mcp::State<T>` parameter (one value
+    /// per type).
+    ///
+    /// A handler reads it as `inventory: mcp::State<Inventory>` (see the `mcp` facade), or
+    /// with `ctx.state::<Inventory>()`.
+    ///
+    /// ```
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// struct Inventory {
+    ///     items: Vec<String>,
+    /// }
+    ///
+    /// let server = McpServer::new("shop")
+    ///     .state(Inventory { items: vec!["apple".into()] })
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.builder = self.builder.state(value);
+        self
+    }
+
+    /// Answers `completion/complete` (and declares the `completions` capability), for every
+    /// prompt argument and template variable at once.
+    ///
+    /// The macros have no per-argument completion yet; this is the same handler the low-level
+    /// [`ServerBuilder::on_complete`] takes.
+    ///
+    /// ```
+    /// use mcp_runtime::protocol::CompleteResult;
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// let server = McpServer::new("completer")
+    ///     .on_complete(|_ctx, _params| async { Ok(CompleteResult::values(vec!["eu-west-1".into()])) })
+    ///     .build()?;
+    /// assert!(server.capabilities().completions.is_some());
+    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// ```
+    pub fn on_complete<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(Context, CompleteParams) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
+    {
+        self.builder = self.builder.on_complete(f);
+        self
+    }
+
+    /// How `requestState` is sealed (default: a random per-process key). The policy is checked
+    /// by [`build`](Self::build).
+    pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
+        self.builder = self.builder.request_state_security(security);
+        self
+    }
+
+    /// Items per page of `tools/list`, `prompts/list` and the resource lists (default 100).
+    pub fn page_size(mut self, page_size: usize) -> Self {
+        self.builder = self.builder.page_size(page_size);
+        self
+    }
+
+    /// Cache hints for list results and reads that set none themselves (default: 0 ms,
+    /// private).
+    pub fn cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.cache_hint(hint);
+        self
+    }
+
+    /// The longest message accepted on any transport (default 4 MiB); longer ones are answered
+    /// with -32600 (over HTTP, 413).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.builder = self.builder.max_message_size(bytes);
+        self
+    }
+
+    /// Whether to advertise the (deprecated) logging capability (default on).
+    pub fn logging(mut self, enabled: bool) -> Self {
+        self.builder = self.builder.logging(enabled);
+        self
+    }
+
+    /// Requires OAuth 2.1 bearer tokens on [`serve_http`](Self::serve_http): the endpoint
+    /// becomes a resource server (see [`ResourceServer`](crate::auth::ResourceServer)).
+    /// Handlers read the caller with `Context::identity`, and sealed `requestState` is bound to
+    /// it. Stdio and in-memory serving ignore it: a local process takes its credentials from
+    /// its environment, as the MCP spec says. The built server carries it to
+    /// `HttpTransport` too (see `HttpTransport::auth`).
+    ///
+    /// With JWT access tokens (feature `jwt`) this is
+    /// `.auth(ResourceServer::jwt(resource_url, issuer, JwtKey::hmac(secret)?)?)`; any other
+    /// kind of token takes a [`TokenVerifier`](crate::auth::TokenVerifier):
+    ///
+    /// ```no_run
+    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp_runtime::server::McpServer;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let introspect = verify_fn(|token: String| async move {
+    ///     // Ask the authorization server about `token` (RFC 7662)…
+    ///     Err::<Identity, _>(AuthError::invalid(format!("unknown token of {} bytes", token.len())))
+    /// });
+    /// McpServer::new("billing")
+    ///     .auth(ResourceServer::new("https://mcp.example.com/mcp", "https://auth.example.com", introspect)?)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn auth(mut self, auth: crate::auth::ResourceServer) -> Self {
+        self.builder.http.auth = Some(auth);
+        self
+    }
+
+    /// The HTTP endpoint's path (default `/mcp`).
+    #[cfg(feature = "http")]
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.builder.http.path = path.into();
+        self
+    }
+
+    /// The largest HTTP request body accepted; larger ones get 413 (default: the
+    /// [`max_message_size`](Self::max_message_size)).
+    #[cfg(feature = "http")]
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.builder.http.body_limit = Some(bytes);
+        self
+    }
+
+    /// Accepts these HTTP `Host` values besides loopback ones (`name` or `name:port`).
+    ///
+    /// ```
+    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    ///     .allowed_hosts(["mcp.example.com"])
+    ///     .allowed_origins(["https://app.example.com"]);
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn allowed_hosts<I, S>(mut self, hosts: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let hosts = hosts.into_iter().map(Into::into);
+        self.builder.http.allowed_hosts.extend(hosts);
+        self
+    }
+
+    /// Accepts these HTTP `Origin` values besides loopback ones (`scheme://host[:port]`).
+    #[cfg(feature = "http")]
+    pub fn allowed_origins<I, S>(mut self, origins: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let origins = origins.into_iter().map(Into::into);
+        self.builder.http.allowed_origins.extend(origins);
+        self
+    }
+
+    /// Turns the HTTP `Host`/`Origin` checks off. Only for servers behind a proxy that does
+    /// them.
+    #[cfg(feature = "http")]
+    pub fn disable_dns_rebinding_protection(mut self) -> Self {
+        self.builder.http.dns_rebinding_protection = false;
+        self
+    }
+
+    /// How many 2025-11-25 HTTP sessions may be open at once; opening one more evicts the
+    /// longest idle (default 1024).
+    #[cfg(feature = "http")]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.builder.http.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How long a 2025-11-25 HTTP session may sit idle before it expires (default 30 min).
+    #[cfg(feature = "http")]
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.builder.http.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How long [`serve_http`](Self::serve_http) lets in-flight requests finish after Ctrl-C or
+    /// SIGTERM before it returns anyway (default 30 s).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    ///     .grace_period(Duration::from_secs(10));
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.builder.http.grace_period = Some(grace);
+        self
+    }
+
+    /// How long, after the signal, [`serve_http`](Self::serve_http) leaves idle keep-alive
+    /// connections for their peer to close (default zero). Behind a load balancer that pools
+    /// connections, set it longer than the balancer's upstream idle timeout, so a POST is never
+    /// sent on a connection the server is closing (see `HttpTransport::drain`).
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    ///     .drain(Duration::from_secs(3));
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn drain(mut self, drain: Duration) -> Self {
+        self.builder.http.drain = drain;
+        self
+    }
+
+    /// Checks the registrations and every setting, and assembles the low-level [`Server`]
+    /// (which carries the HTTP settings to the HTTP transport).
+    pub fn build(self) -> Result<Server, BuildError> {
+        let Self {
+            mut builder,
+            tools,
+            prompts,
+            resources,
+        } = self;
+        unique("tool", tools.iter().map(|e| e.tool.name.as_str()))?;
+        unique("prompt", prompts.iter().map(|e| e.prompt.name.as_str()))?;
+        unique("resource", resources.iter().map(ResourceEntry::uri))?;
+        let needs = tools
+            .iter()
+            .map(|e| ("tool", e.tool.name.as_str(), &e.requires))
+            .chain(
+                prompts
+                    .iter()
+                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.requires)),
+            )
+            .chain(resources.iter().map(|e| ("resource", e.uri(), &e.requires)));
+        for (kind, name, requires) in needs {
+            if let Some(missing) = requires.iter().find(|key| !builder.app_state.contains(key)) {
+                return Err(BuildError::MissingState {
+                    kind,
+                    name: name.to_owned(),
+                    state: missing.name,
+                });
+            }
+        }
+        if !tools.is_empty() {
+            builder = with_tools(builder, tools);
+        }
+        if !prompts.is_empty() {
+            builder = with_prompts(builder, prompts);
+        }
+        if !resources.is_empty() {
+            builder = with_resources(builder, resources);
+        }
+        builder.build()
+    }
+}
+
+fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (index, name) in names.enumerate() {
+        if let Some(first) = seen.insert(name, index) {
+            return Err(BuildError::Duplicate {
+                kind,
+                name: name.to_owned(),
+                first: first + 1,
+                second: index + 1,
+            });
+        }
+    }
+    Ok(())
+}

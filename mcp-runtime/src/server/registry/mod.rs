@@ -1,0 +1,31 @@
+//! The registry `#[mcp::tool]`, `#[mcp::prompt]` and `#[mcp::resource]` functions feed:
+//! [`McpServer`], the entries the macros describe, and the conversions of what the functions
+//! return. It turns them into a low-level [`Server`](super::Server): the listings (schemas
+//! computed once), dispatch by name, structured-output wrapping, and sealed `requestState` on
+//! by default.
+
+mod args;
+mod mcp_server;
+mod prompts;
+mod resources;
+mod returns;
+mod schema;
+mod tables;
+mod tools;
+mod uri_template;
+
+pub use mcp_server::McpServer;
+pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};
+pub use resources::{IntoResourceOutcome, ResourceCall, ResourceEntry};
+pub use returns::{IntoToolOutcome, Json};
+pub use tools::{ToolCall, ToolEntry};
+
+/// What macro-generated code names (through `crate::__private`), and nothing else does.
+pub(crate) mod macro_support {
+    pub use super::args::{InvalidArgument, take_arg, take_arg_or};
+    pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
+    pub use super::resources::{FromTemplateVar, ResourceDef, ResourceInfo, TemplateVars};
+    pub use super::schema::{OutputSchema, input_schema, output_schema};
+    pub use super::tools::{ToolDef, ToolInfo};
+    pub use super::uri_template::{TemplateError, UriTemplate};
+}

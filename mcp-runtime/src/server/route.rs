@@ -1,0 +1,220 @@
+//! From an admitted request to its response line: routing by method, the handler call, the
+//! checks on what it returned, and the envelope of the negotiated generation.
+
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::protocol::{
+    ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
+    Outcome, RawRequest, RequestId, SubscribeParams, WireResult, decode_params, methods,
+    result_line,
+};
+
+use super::Server;
+use super::answer::Exchange;
+use super::context::Context;
+use super::gate::{GateInput, admit};
+use super::handlers::Handler;
+use super::sealing::MultiRoundParams;
+
+impl Server {
+    /// Routes a request to its handler; the response line, or the error to answer with.
+    pub(super) async fn route(
+        &self,
+        request: RawRequest,
+        mut exchange: Exchange,
+    ) -> Result<String, McpError> {
+        let RawRequest { id, method, params } = request;
+        if method.starts_with("notifications/") {
+            return Err(McpError::invalid_request(format!(
+                "{method} is a notification and must not carry an id"
+            )));
+        }
+        let params = params.as_deref();
+        let input = match exchange.preparsed.take() {
+            Some(preparsed) => preparsed.into_input(),
+            None => GateInput::read(params)?,
+        };
+        let (admitted, state) = admit(&method, input, &exchange.connection)?;
+        let generation = admitted.generation;
+        let ctx = Context::new(
+            id.clone(),
+            admitted,
+            &exchange,
+            self.inner.app_state.clone(),
+        );
+        let h = &self.inner.handlers;
+        match method.as_str() {
+            methods::INITIALIZE => self.initialize(&id, params, &exchange.connection),
+            methods::PING if generation == Generation::V2025_11_25 => {
+                Ok(self.result_line(&id, generation, EmptyResult::default()))
+            }
+            methods::SET_LEVEL if generation == Generation::V2025_11_25 => {
+                #[derive(serde::Deserialize)]
+                struct SetLevel {
+                    level: LoggingLevel,
+                }
+                let p: SetLevel = decode_params(params)?;
+                exchange.connection.set_log_level(p.level);
+                Ok(self.result_line(&id, generation, EmptyResult::default()))
+            }
+            methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
+                if generation == Generation::V2025_11_25 && self.subscribable() =>
+            {
+                let p: SubscribeParams = decode_params(params)?;
+                let subscribe = method == methods::RESOURCES_SUBSCRIBE;
+                exchange.connection.set_subscribed(&p.uri, subscribe);
+                Ok(self.result_line(&id, generation, EmptyResult::default()))
+            }
+            methods::DISCOVER if generation == Generation::V2026_07_28 => {
+                Ok(self.result_line(&id, generation, self.discover()))
+            }
+            methods::TOOLS_LIST => {
+                self.single_round(&id, ctx, params, h.list_tools.as_ref(), &method)
+                    .await
+            }
+            methods::PROMPTS_LIST => {
+                self.single_round(&id, ctx, params, h.list_prompts.as_ref(), &method)
+                    .await
+            }
+            methods::RESOURCES_LIST => {
+                self.single_round(&id, ctx, params, h.list_resources.as_ref(), &method)
+                    .await
+            }
+            methods::RESOURCE_TEMPLATES_LIST => {
+                let handler = h.list_resource_templates.as_ref();
+                self.single_round(&id, ctx, params, handler, &method).await
+            }
+            methods::COMPLETE => {
+                self.single_round(&id, ctx, params, h.complete.as_ref(), &method)
+                    .await
+            }
+            methods::TOOLS_CALL => {
+                let handler = h.call_tool.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            methods::PROMPTS_GET => {
+                let handler = h.get_prompt.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            methods::RESOURCES_READ => {
+                let handler = h.read_resource.as_ref();
+                self.multi_round(&id, ctx, params, state, handler, &method)
+                    .await
+            }
+            _ => Err(McpError::method_not_found(&method)),
+        }
+    }
+
+    /// A method whose handler returns a plain result.
+    async fn single_round<P, R>(
+        &self,
+        id: &RequestId,
+        ctx: Context,
+        params: Option<&RawValue>,
+        handler: Option<&Handler<P, R>>,
+        method: &str,
+    ) -> Result<String, McpError>
+    where
+        P: DeserializeOwned,
+        R: WireResult,
+    {
+        let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
+        let params: P = decode_params(params)?;
+        let generation = ctx.generation();
+        let result = handler(ctx, params).await?;
+        Ok(self.result_line(id, generation, result))
+    }
+
+    /// `tools/call`, `prompts/get`, `resources/read`: the state goes in opened and comes out
+    /// sealed, and the handler may ask for input.
+    async fn multi_round<P, R>(
+        &self,
+        id: &RequestId,
+        ctx: Context,
+        params: Option<&RawValue>,
+        state: Option<serde_json::Value>,
+        handler: Option<&Handler<P, Outcome<R>>>,
+        method: &str,
+    ) -> Result<String, McpError>
+    where
+        P: DeserializeOwned + MultiRoundParams,
+        R: WireResult,
+    {
+        let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
+        let identity = ctx.identity_handle();
+        let identity = identity.as_deref();
+        let mut decoded: P = match decode_params(params) {
+            Ok(decoded) => decoded,
+            Err(error) => {
+                return Err(self.state_error_first(state, method, params, identity, error));
+            }
+        };
+        // Digested only when there is state to open or seal, and at most once.
+        let mut binding = None;
+        let plaintext = self.open_state(
+            state,
+            || &*binding.insert(decoded.binding(method)),
+            identity,
+        )?;
+        decoded.set_request_state(plaintext);
+        let generation = ctx.generation();
+        // A second handle on the context (not a copy of the capabilities): checking the
+        // questions against them is the exception, and futures this size are moved about.
+        let asker = ctx.clone();
+        match handler(ctx, decoded).await? {
+            Outcome::Complete(result) => Ok(self.result_line(id, generation, result)),
+            Outcome::InputRequired(ask) => {
+                let capabilities = asker.client_capabilities();
+                let mut ask = check_input_required(ask, generation, capabilities)?;
+                if let Some(plaintext) = ask.request_state.take() {
+                    // A first round has not needed the binding yet; the handler owns the
+                    // decoded params now, so they are read again (only when state is sealed).
+                    let binding = match binding {
+                        Some(binding) => binding,
+                        None => decode_params::<P>(params)?.binding(method),
+                    };
+                    let sealed = self.seal_state(plaintext, &binding, method, identity)?;
+                    ask.request_state = Some(sealed);
+                }
+                Ok(self.result_line(id, generation, ask))
+            }
+        }
+    }
+
+    /// The response line of `result`, with the fields the runtime fills for `generation`.
+    pub(super) fn result_line<R: WireResult>(
+        &self,
+        id: &RequestId,
+        generation: Generation,
+        mut result: R,
+    ) -> String {
+        result.fill(self.result_fields(generation));
+        result_line(id, &result)
+    }
+}
+
+/// What a handler may ask of the client on this wire, with these declared capabilities.
+fn check_input_required(
+    ask: InputRequiredResult,
+    generation: Generation,
+    capabilities: &ClientCapabilities,
+) -> Result<InputRequiredResult, McpError> {
+    if generation == Generation::V2025_11_25 {
+        tracing::warn!("a handler asked for input in a 2025-11-25 session; answering -32603");
+        return Err(McpError::internal(
+            "This request needs input from the client, which a 2025-11-25 session cannot \
+             carry as an InputRequiredResult",
+        ));
+    }
+    ask.validate()?;
+    if let Some(missing) = ask.missing_capabilities(capabilities) {
+        return Err(McpError::missing_capability(
+            "This request needs client capabilities it did not declare",
+            &missing,
+        ));
+    }
+    Ok(ask)
+}

@@ -1,0 +1,214 @@
+//! The axum handlers of the endpoint: the `Host`/`Origin` and bearer checks every method
+//! passes, POST routed to the stateless wire or to a session, GET and DELETE for sessions, and
+//! the RFC 9728 metadata document.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use tokio_util::sync::CancellationToken;
+
+use crate::identity::Identity;
+use crate::protocol::{Incoming, McpError, error_line};
+use crate::server::Server;
+
+use super::bearer::BearerGuard;
+use super::host_policy::HostPolicy;
+use super::legacy_session::{self, SessionTable};
+use super::respond::{self, StatusRules};
+use super::tool_headers::{self, ToolHeaders};
+use super::{drain, headers, modern};
+
+/// What every request handler shares.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) server: Server,
+    pub(super) hosts: HostPolicy,
+    /// Present when the endpoint requires bearer tokens.
+    pub(super) bearer: Option<BearerGuard>,
+    pub(super) sessions: SessionTable,
+    pub(super) tool_headers: ToolHeaders,
+    pub(super) streams_closing: CancellationToken,
+    pub(super) body_limit: usize,
+}
+
+impl Shared {
+    /// The verified caller (`None` when the endpoint takes no tokens), or the refusal.
+    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
+        match &self.bearer {
+            Some(bearer) => bearer.authenticate(headers).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    pub(super) async fn header_bindings(&self, tool: &str) -> tool_headers::Bindings {
+        self.tool_headers.bindings(&self.server, tool).await
+    }
+
+    /// Every response leaves through here: once shutdown has begun it says the connection
+    /// closes after it.
+    fn finish(&self, response: Response) -> Response {
+        drain::close_when_stopping(&self.streams_closing, response)
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.sessions.close_all();
+    }
+}
+
+fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
+    let reason = hosts.check(headers).err()?;
+    tracing::warn!(%reason, "rejected a request (DNS-rebinding protection)");
+    let error = McpError::invalid_request("Forbidden: Host or Origin not allowed");
+    Some(respond::json_with_status(
+        error_line(None, &error),
+        StatusCode::FORBIDDEN,
+    ))
+}
+
+pub(super) async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let response = post_response(&shared, &parts.headers, body).await;
+    shared.finish(response)
+}
+
+async fn post_response(shared: &Shared, headers: &HeaderMap, body: Body) -> Response {
+    let identity = match guard(shared, headers).await {
+        Ok(identity) => identity,
+        Err(refused) => return refused,
+    };
+    // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
+    // body is parsed as JSON either way and some minimal clients omit it.
+    if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
+        let is_json = content_type
+            .to_str()
+            .ok()
+            .and_then(|v| v.split(';').next())
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
+        if !is_json {
+            return respond::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        }
+    }
+    // The spec has clients list both types; one that lists only one is still served (in that
+    // form), and only a client that takes neither cannot be answered at all.
+    let sse_allowed = headers::accepts(headers, "text/event-stream");
+    if !sse_allowed && !headers::accepts(headers, "application/json") {
+        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+    }
+    let body = match read_body(body, shared.body_limit).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
+    let Ok(text) = std::str::from_utf8(&body) else {
+        let error = McpError::parse_error("The body is not UTF-8");
+        return respond::error(None, &error, StatusRules::Modern);
+    };
+    let message = match Incoming::parse(text) {
+        Ok(message) => message,
+        Err(rejected) => {
+            return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
+        }
+    };
+    let classified = match modern::classify(shared, headers, &message).await {
+        Ok(classified) => classified,
+        Err(error) => {
+            let id = match &message {
+                Incoming::Request(r) => Some(&r.id),
+                _ => None,
+            };
+            return respond::error(id, &error, StatusRules::Modern);
+        }
+    };
+    // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
+    // for its requests.
+    if !classified.modern && legacy_session::wants_session(headers, &message) {
+        legacy_session::handle_post(shared, headers, message, identity, sse_allowed).await
+    } else {
+        let job = modern::Envelope {
+            identity,
+            preparsed: classified.preparsed,
+            sse_allowed,
+        };
+        modern::handle(shared, message, job).await
+    }
+}
+
+/// The whole body, or the refusal: `413` past `limit` (told by `Content-Length` before
+/// anything is read, when the client sends one), `400` when the client stops sending.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    use http_body_util::{BodyExt, LengthLimitError, Limited};
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            let error = McpError::invalid_request(format!(
+                "The request body is larger than this endpoint's limit of {limit} bytes"
+            ));
+            Err(respond::json_with_status(
+                error_line(None, &error),
+                StatusCode::PAYLOAD_TOO_LARGE,
+            ))
+        }
+        Err(error) => {
+            tracing::debug!(%error, "a request body could not be read");
+            Err(respond::empty(StatusCode::BAD_REQUEST))
+        }
+    }
+}
+
+/// Any other method on the endpoint.
+pub(super) async fn on_other_method(State(shared): State<Arc<Shared>>) -> Response {
+    shared.finish(method_not_allowed("GET, HEAD, POST, DELETE"))
+}
+
+/// Any other method on a metadata document.
+pub(super) async fn on_other_metadata_method(State(shared): State<Arc<Shared>>) -> Response {
+    shared.finish(method_not_allowed("GET, HEAD"))
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut response = respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+pub(super) async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let response = match guard(&shared, &headers).await {
+        Ok(identity) => legacy_session::handle_get(&shared, &headers, identity.as_deref()),
+        Err(refused) => refused,
+    };
+    shared.finish(response)
+}
+
+pub(super) async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let response = match guard(&shared, &headers).await {
+        Ok(identity) => legacy_session::handle_delete(&shared, &headers, identity.as_deref()),
+        Err(refused) => refused,
+    };
+    shared.finish(response)
+}
+
+/// The `Host`/`Origin` rules, then the bearer token.
+async fn guard(shared: &Shared, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
+    if let Some(response) = forbidden(headers, &shared.hosts) {
+        return Err(response);
+    }
+    shared.authenticate(headers).await
+}
+
+/// The RFC 9728 document; no token needed, but the `Host`/`Origin` rules hold as for the
+/// endpoint itself.
+pub(super) async fn on_metadata(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let response = match (forbidden(&headers, &shared.hosts), &shared.bearer) {
+        (Some(refused), _) => refused,
+        (None, Some(bearer)) => bearer.metadata(),
+        // Only routed when there is a guard; a 404 is still the honest answer without one.
+        (None, None) => respond::empty(StatusCode::NOT_FOUND),
+    };
+    shared.finish(response)
+}
