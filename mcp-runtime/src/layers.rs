@@ -327,6 +327,10 @@ fn the_check_sees_imports_in_every_form_and_nothing_in_comments_or_strings() {
         ["boxed"]
     );
     assert_eq!(
+        broken("state/codec.rs", "use crate::boxed::BoxError;"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
         broken("state/codec.rs", "use crate::BoxError;"),
         Vec::<String>::new()
     );

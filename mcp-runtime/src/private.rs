@@ -5,7 +5,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
-pub use crate::BoxFuture;
+pub use crate::boxed::BoxFuture;
 pub use crate::protocol::{
     CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, JsonObject, McpError,
     Outcome, ReadResourceParams, ReadResourceResult,

@@ -2,7 +2,7 @@
 //! the low-level [`Server`], and `serve_in_memory` for tests and embedding. They sit above both
 //! the server and the transports, and only join the two.
 
-use crate::Error;
+use crate::error::Error;
 use crate::server::{BuildError, McpServer, Server};
 use crate::transport::{Duplex, memory, stdio};
 

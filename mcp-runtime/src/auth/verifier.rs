@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::BoxError;
+use crate::boxed::BoxError;
 use crate::identity::Identity;
 
 /// What [`TokenVerifier::verify`] returns: a boxed future, so verifiers can be shared as

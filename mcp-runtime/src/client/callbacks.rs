@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::BoxFuture;
+use crate::boxed::BoxFuture;
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
     ElicitationCapability, InputRequest, ListRootsResult, McpError, RootsCapability,

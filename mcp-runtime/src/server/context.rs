@@ -5,7 +5,6 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
@@ -15,27 +14,10 @@ use crate::protocol::{
     notification_methods, request_line,
 };
 
-use super::answer::Exchange;
+use super::answer::{Exchange, NotificationSink};
 use super::app_state::{AppState, State};
+use super::connection::Connection;
 use super::gate::Admitted;
-use super::session::Connection;
-
-/// Where a request's notifications go: its own response stream (stdio: the shared output;
-/// HTTP: that request's SSE stream).
-#[derive(Debug, Clone)]
-pub struct NotificationSink(mpsc::Sender<String>);
-
-impl NotificationSink {
-    /// A sink that writes lines into `tx`.
-    pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self(tx)
-    }
-
-    async fn send(&self, line: String) {
-        // The peer hung up: the request is being torn down anyway.
-        let _ = self.0.send(line).await;
-    }
-}
 
 /// The request a handler is serving: who asked, with which capabilities, on which wire.
 ///

@@ -10,7 +10,7 @@ use crate::protocol::{
     ProgressToken, RequestMeta, is_modern, keys, methods,
 };
 
-use super::session::Connection;
+use super::connection::Connection;
 
 /// What the gate admitted: the wire a request travels on and what its client declared, for the
 /// request's [`Context`](super::Context).

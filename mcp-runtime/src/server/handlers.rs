@@ -10,7 +10,7 @@ use std::task::Poll;
 
 use pin_project_lite::pin_project;
 
-use crate::BoxFuture;
+use crate::boxed::BoxFuture;
 use crate::panics::{CatchPanics, catch_panics};
 use crate::protocol::McpError;
 

@@ -9,7 +9,7 @@ use crate::protocol::{
 };
 
 use super::Server;
-use super::session::{Connection, LegacySession};
+use super::connection::{Connection, LegacySession};
 
 impl Server {
     /// 2025-11-25 sessions may subscribe to resources whenever the server has any. (On

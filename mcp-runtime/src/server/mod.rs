@@ -8,6 +8,7 @@ mod answer;
 mod app_state;
 mod build_error;
 mod builder;
+mod connection;
 mod context;
 mod gate;
 mod handlers;
@@ -19,15 +20,15 @@ mod preread;
 mod registry;
 mod route;
 mod sealing;
-mod session;
 
 use std::sync::Arc;
 
-pub use answer::{Exchange, Reply};
+pub use answer::{Exchange, NotificationSink, Reply};
 pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use build_error::BuildError;
 pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
-pub use context::{Context, NotificationSink};
+pub use connection::{Connection, LegacySession};
+pub use context::Context;
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use registry::macro_support;
@@ -35,7 +36,6 @@ pub use registry::{
     IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall,
     PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
 };
-pub use session::{Connection, LegacySession};
 #[cfg(feature = "http")]
 pub(crate) use {
     gate::Preparsed,

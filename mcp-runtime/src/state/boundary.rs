@@ -98,7 +98,10 @@ impl StateBoundary {
         self.security.codec.seal(&bytes).map_err(SealError)
     }
 
-    fn principal(&self, identity: Option<&Identity>) -> Result<Option<String>, crate::BoxError> {
+    fn principal(
+        &self,
+        identity: Option<&Identity>,
+    ) -> Result<Option<String>, crate::boxed::BoxError> {
         match &self.security.principal {
             Some(hook) => hook(identity),
             None => Ok(None),

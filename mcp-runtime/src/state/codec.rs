@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::{InvalidRequestState, KeyError};
 use super::random::fill_random;
-use crate::BoxError;
+use crate::boxed::BoxError;
 
 /// Seals claims bytes into a token a client carries, and opens tokens it sealed.
 ///

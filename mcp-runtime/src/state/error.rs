@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::fmt;
 
-use crate::BoxError;
+use crate::boxed::BoxError;
 use crate::protocol::McpError;
 
 /// A `requestState` that must not be trusted: forged, altered, expired, minted for another

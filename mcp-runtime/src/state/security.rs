@@ -8,7 +8,7 @@ use crate::identity::Identity;
 
 use super::codec::{AesGcmCodec, Codec};
 use super::error::{ConfigError, KeyError};
-use crate::BoxError;
+use crate::boxed::BoxError;
 use crate::protocol::canonical::write_str;
 
 /// How long a sealed `requestState` stays valid by default: ten minutes per round.

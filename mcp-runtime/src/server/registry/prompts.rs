@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Display;
 
-use crate::BoxFuture;
+use crate::boxed::BoxFuture;
 use crate::protocol::{
     GetPromptParams, GetPromptResult, InputRequiredResult, McpError, Outcome, Prompt,
     PromptArgument, PromptMessage,

@@ -7,7 +7,7 @@ use std::str::FromStr;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::BoxFuture;
+use crate::boxed::BoxFuture;
 use crate::protocol::{
     BlobResourceContents, InputRequiredResult, McpError, Outcome, ReadResourceParams,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TextResourceContents,

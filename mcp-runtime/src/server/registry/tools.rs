@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::BoxFuture;
+use crate::boxed::BoxFuture;
 use crate::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool, ToolAnnotations};
 use crate::server::{Context, StateKey};
 

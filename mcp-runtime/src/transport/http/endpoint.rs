@@ -16,10 +16,10 @@ use crate::server::Server;
 
 use super::bearer::BearerGuard;
 use super::host_policy::HostPolicy;
-use super::legacy_session::{self, SessionTable};
 use super::respond::{self, StatusRules};
+use super::sessions::{self, SessionTable};
 use super::tool_headers::{self, ToolHeaders};
-use super::{drain, headers, modern};
+use super::{drain, headers, stateless};
 
 /// What every request handler shares.
 #[derive(Debug)]
@@ -105,35 +105,39 @@ async fn post_response(shared: &Shared, headers: &HeaderMap, body: Body) -> Resp
     };
     let Ok(text) = std::str::from_utf8(&body) else {
         let error = McpError::parse_error("The body is not UTF-8");
-        return respond::error(None, &error, StatusRules::Modern);
+        return respond::error(None, &error, StatusRules::Stateless);
     };
     let message = match Incoming::parse(text) {
         Ok(message) => message,
         Err(rejected) => {
-            return respond::error(rejected.id.as_ref(), &rejected.error, StatusRules::Modern);
+            return respond::error(
+                rejected.id.as_ref(),
+                &rejected.error,
+                StatusRules::Stateless,
+            );
         }
     };
-    let classified = match modern::classify(shared, headers, &message).await {
+    let classified = match stateless::classify(shared, headers, &message).await {
         Ok(classified) => classified,
         Err(error) => {
             let id = match &message {
                 Incoming::Request(r) => Some(&r.id),
                 _ => None,
             };
-            return respond::error(id, &error, StatusRules::Modern);
+            return respond::error(id, &error, StatusRules::Stateless);
         }
     };
     // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
     // for its requests.
-    if !classified.modern && legacy_session::wants_session(headers, &message) {
-        legacy_session::handle_post(shared, headers, message, identity, sse_allowed).await
+    if !classified.stateless && sessions::wants_session(headers, &message) {
+        sessions::handle_post(shared, headers, message, identity, sse_allowed).await
     } else {
-        let job = modern::Envelope {
+        let job = stateless::Envelope {
             identity,
             preparsed: classified.preparsed,
             sse_allowed,
         };
-        modern::handle(shared, message, job).await
+        stateless::handle(shared, message, job).await
     }
 }
 
@@ -179,7 +183,7 @@ fn method_not_allowed(allow: &'static str) -> Response {
 
 pub(super) async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let response = match guard(&shared, &headers).await {
-        Ok(identity) => legacy_session::handle_get(&shared, &headers, identity.as_deref()),
+        Ok(identity) => sessions::handle_get(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
     };
     shared.finish(response)
@@ -187,7 +191,7 @@ pub(super) async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap
 
 pub(super) async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
     let response = match guard(&shared, &headers).await {
-        Ok(identity) => legacy_session::handle_delete(&shared, &headers, identity.as_deref()),
+        Ok(identity) => sessions::handle_delete(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
     };
     shared.finish(response)

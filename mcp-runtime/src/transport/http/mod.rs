@@ -26,11 +26,11 @@ mod drain;
 mod endpoint;
 mod headers;
 mod host_policy;
-mod legacy_session;
-mod modern;
 mod respond;
 mod serve;
+mod sessions;
 mod sse;
+mod stateless;
 mod tool_headers;
 
 use std::sync::Arc;
@@ -55,7 +55,7 @@ use endpoint::{
     Shared, on_delete, on_get, on_metadata, on_other_metadata_method, on_other_method, on_post,
 };
 use host_policy::HostPolicy;
-use legacy_session::SessionTable;
+use sessions::SessionTable;
 use tool_headers::ToolHeaders;
 
 /// A [`Server`] behind Streamable HTTP, ready to become an axum [`Router`].

@@ -29,9 +29,10 @@ pub(super) const STREAM_BUFFER: usize = 64;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum StatusRules {
     /// 2026-07-28: the status tells intermediaries and clients what kind of error it is.
-    Modern,
-    /// 2025-11-25: JSON-RPC errors travel with 200, because a 404 there means "session gone".
-    Legacy,
+    Stateless,
+    /// 2025-11-25 sessions: JSON-RPC errors travel with 200, because a 404 there means
+    /// "session gone".
+    Session,
 }
 
 /// One request to run, with everything it runs with.
@@ -179,8 +180,8 @@ async fn pump_live(
 pub(super) fn json(reply: Reply, rules: StatusRules) -> Response {
     let status = match (reply.error_code(), rules) {
         (None, _) => StatusCode::OK,
-        (Some(c), StatusRules::Modern) => status_for(c),
-        (Some(c), StatusRules::Legacy) => legacy_status_for(c),
+        (Some(c), StatusRules::Stateless) => status_for(c),
+        (Some(c), StatusRules::Session) => session_status_for(c),
     };
     json_with_status(reply.into_line(), status)
 }
@@ -200,8 +201,8 @@ pub(super) fn json_with_status(body: String, status: StatusCode) -> Response {
 pub(super) fn error(id: Option<&RequestId>, error: &McpError, rules: StatusRules) -> Response {
     let line = error_line(id, error);
     let status = match rules {
-        StatusRules::Modern => status_for(error.code),
-        StatusRules::Legacy => legacy_status_for(error.code),
+        StatusRules::Stateless => status_for(error.code),
+        StatusRules::Session => session_status_for(error.code),
     };
     json_with_status(line, status)
 }
@@ -226,7 +227,7 @@ fn status_for(error_code: i32) -> StatusCode {
     }
 }
 
-fn legacy_status_for(error_code: i32) -> StatusCode {
+fn session_status_for(error_code: i32) -> StatusCode {
     match error_code {
         code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
         _ => StatusCode::OK,

@@ -266,7 +266,7 @@ pub(super) async fn handle_post(
         let error = McpError::invalid_request(format!(
             "Unsupported MCP-Protocol-Version {version:?} in a session"
         ));
-        return respond::error(None, &error, StatusRules::Legacy);
+        return respond::error(None, &error, StatusRules::Session);
     }
     match message {
         Incoming::Request(request) => {
@@ -278,7 +278,7 @@ pub(super) async fn handle_post(
                 if in_flight.contains_key(&id) {
                     let error =
                         McpError::invalid_request(format!("Request id {id} is already in flight"));
-                    return respond::error(Some(&id), &error, StatusRules::Legacy);
+                    return respond::error(Some(&id), &error, StatusRules::Session);
                 }
                 in_flight.insert(id.clone(), (sequence, token.clone()));
             }
@@ -287,7 +287,7 @@ pub(super) async fn handle_post(
                 connection: session.connection.clone(),
                 identity,
                 cancellation: token,
-                rules: StatusRules::Legacy,
+                rules: StatusRules::Session,
                 sse_allowed,
                 held_until_done: Some(Box::new(InFlightEntry {
                     session: session.clone(),
@@ -330,14 +330,14 @@ async fn initialize(
     let id = request.id.clone();
     let (session_id, session) = match shared.sessions.open(identity.as_deref()) {
         Ok(opened) => opened,
-        Err(error) => return respond::error(Some(&id), &error, StatusRules::Legacy),
+        Err(error) => return respond::error(Some(&id), &error, StatusRules::Session),
     };
     let job = Job {
         request,
         connection: session.connection.clone(),
         identity,
         cancellation: session.ended.child_token(),
-        rules: StatusRules::Legacy,
+        rules: StatusRules::Session,
         sse_allowed: true,
         held_until_done: None,
         preparsed: None,

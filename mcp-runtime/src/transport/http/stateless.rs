@@ -28,7 +28,7 @@ struct Target<'a> {
 /// How a POSTed message travels.
 pub(super) struct Classified {
     /// On the stateless wire: its `_meta` names a protocol version.
-    pub modern: bool,
+    pub stateless: bool,
     /// A request's params as the gate reads them, read while routing it.
     pub preparsed: Option<Preparsed>,
 }
@@ -45,14 +45,14 @@ pub(super) async fn classify(
         Incoming::Notification(n) => (n.params.as_deref(), None),
         Incoming::Response(_) => {
             return Ok(Classified {
-                modern: false,
+                stateless: false,
                 preparsed: None,
             });
         }
     };
     let Some(params) = params else {
         return Ok(Classified {
-            modern: false,
+            stateless: false,
             preparsed: None,
         });
     };
@@ -60,7 +60,7 @@ pub(super) async fn classify(
         let claim = Claim::read(params);
         if !claim.has_meta() {
             return Ok(Classified {
-                modern: false,
+                stateless: false,
                 preparsed: None,
             });
         }
@@ -71,7 +71,7 @@ pub(super) async fn classify(
             check_headers(shared, headers, request, version, Target::default()).await?;
         }
         return Ok(Classified {
-            modern: version.is_some(),
+            stateless: version.is_some(),
             preparsed: None,
         });
     };
@@ -82,7 +82,7 @@ pub(super) async fn classify(
         arguments,
     } = read;
     let version = preparsed.protocol_version();
-    let modern = version.is_some();
+    let stateless = version.is_some();
     // A request missing its `_meta` fields gets the gate's -32602, which says more than
     // -32020.
     if let (Some(version), true, Some(request)) =
@@ -96,7 +96,10 @@ pub(super) async fn classify(
         check_headers(shared, headers, request, version, target).await?;
     }
     let preparsed = request.map(|_| preparsed);
-    Ok(Classified { modern, preparsed })
+    Ok(Classified {
+        stateless,
+        preparsed,
+    })
 }
 
 /// What the POST handler learnt about a request before it is served.
@@ -123,7 +126,7 @@ pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelop
                 connection: Arc::new(Connection::new()),
                 identity,
                 cancellation: CancellationToken::new(),
-                rules: StatusRules::Modern,
+                rules: StatusRules::Stateless,
                 sse_allowed,
                 held_until_done: None,
                 preparsed,
