@@ -4,11 +4,10 @@
 use std::process::Stdio;
 
 use serde_json::{Value, json};
-use support::example;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 
-mod support;
+use crate::support::example;
 
 fn call(id: u64, answers: Option<Value>, state: Option<&str>) -> String {
     let mut params = json!({

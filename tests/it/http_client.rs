@@ -10,10 +10,9 @@ use mcp::transport::http::HttpTransport;
 use mcp::transport::http_client;
 use mcp::{Context, McpServer};
 use serde_json::json;
-use support::provision;
 use tokio_util::sync::CancellationToken;
 
-mod support;
+use crate::support::{self, provision};
 
 /// Routes by region: the argument is mirrored into an `Mcp-Param-Region` header.
 #[mcp::tool]

@@ -8,16 +8,14 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use http_support::{Running, modern, parse_reply, read_to_close, read_within};
 use mcp::McpServer;
 use mcp::transport::http::HttpTransport;
 use serde_json::json;
-use support::{example, wait_listening};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-mod http_support;
-mod support;
+use crate::support::http::{Running, modern, parse_reply, read_to_close, read_within};
+use crate::support::{example, wait_listening};
 
 #[test]
 fn sigterm_stops_an_http_server_with_exit_zero() {

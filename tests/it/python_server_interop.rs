@@ -9,9 +9,8 @@ use mcp::client::Client;
 use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
 use mcp::transport::stdio;
 use serde_json::json;
-use support::{python, root};
 
-mod support;
+use crate::support::{python, root};
 
 /// A client of the Python server that answers forms and records every question asked.
 fn connect() -> (Client, Arc<Mutex<Vec<String>>>, tokio::process::Child) {

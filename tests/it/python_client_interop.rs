@@ -6,9 +6,7 @@
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 
-use support::{example, python, root, wait_listening};
-
-mod support;
+use crate::support::{example, python, root, wait_listening};
 
 /// Runs the Python client against `target` in `mode` and checks it finished every round.
 fn python_client(target: &str, mode: &str, version: &str) {

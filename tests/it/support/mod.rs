@@ -1,7 +1,8 @@
 //! What several facade tests share: a tool that asks a region, then (depending on it) a
-//! confirmation, and the scripted user that answers it.
+//! confirmation, and the scripted user that answers it; `http` is the raw HTTP client.
 
-#![allow(dead_code)] // each test binary uses part of this module
+#[cfg(feature = "http")]
+pub mod http;
 
 use mcp::Elicit;
 use mcp::protocol::{ElicitParams, ElicitResult};
