@@ -1,8 +1,10 @@
 //! What several facade tests share: a tool that asks a region, then (depending on it) a
-//! confirmation, and the scripted user that answers it; `http` is the raw HTTP client.
+//! confirmation, and the scripted user that answers it; `http` is the raw HTTP client,
+//! `snapshot` compares generated JSON with committed files.
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod snapshot;
 
 use mcp::Elicit;
 use mcp::protocol::{ElicitParams, ElicitResult};
