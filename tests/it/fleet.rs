@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use serde_json::Value;
 
-use crate::support::{example, root};
+use crate::support::process::{example, root};
 
 /// One fleet at a time: they compete for two cores otherwise.
 static FLEET: Mutex<()> = Mutex::new(());

@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-use crate::support::example;
+use crate::support::process::example;
 
 #[test]
 fn a_saved_round_finishes_in_another_process_on_another_instance() {
