@@ -4,12 +4,8 @@
 
 #![cfg(feature = "http")]
 
-mod http_support;
-mod support;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use http_support::{Flags, Reply, Running, meta};
 use jsonwebtoken::{Algorithm, EncodingKey, Header, encode, get_current_timestamp};
 use mcp::auth::{AuthError, Identity, JwtKey, JwtVerifier, ResourceServer, verify_fn};
 use mcp::transport::http::HttpTransport;
@@ -17,6 +13,9 @@ use mcp::{Context, McpServer};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+use crate::support;
+use crate::support::http::{Flags, Reply, Running, meta};
 
 const SECRET: &[u8] = b"a-test-only-hmac-secret-of-32-bytes+";
 const ISSUER: &str = "https://auth.example.com";

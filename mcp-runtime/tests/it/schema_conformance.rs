@@ -2,8 +2,6 @@
 //! (`spec/schema-{2026-07-28,2025-11-25}.json` at the repository root), plus round trips of the spec's
 //! own examples through our serde model.
 
-mod support;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -20,8 +18,9 @@ use mcp_runtime::transport::{Duplex, Frame};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use support::{Wire, modern};
 use tokio::sync::mpsc;
+
+use crate::support::{Wire, modern};
 
 // ---------------------------------------------------------------------------------------------
 // Schema helper

@@ -1,7 +1,5 @@
 //! A test server with a few tools, driven line by line over the stdio framing.
 
-#![allow(dead_code)] // each test binary uses part of this module
-
 use std::time::Duration;
 
 use mcp_runtime::protocol::{

@@ -1,12 +1,11 @@
 //! 2025-11-25 sessions over real sockets: initialize, the session header, GET, DELETE, expiry.
 #![cfg(feature = "http")]
 
-mod http_support;
-
 use std::time::Duration;
 
-use http_support::{Reply, Running, read_to_close, read_within};
 use serde_json::{Value, json};
+
+use crate::support::http::{Reply, Running, parse_reply, read_to_close, read_within};
 
 fn rpc(id: i64, method: &str, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
@@ -294,7 +293,7 @@ async fn shutdown_ends_get_streams_and_lets_requests_finish() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     s.stop.cancel();
     let raw = read_to_close(&mut slow, "the in-flight request finishes").await;
-    let r = http_support::parse_reply(&raw);
+    let r = parse_reply(&raw);
     assert_eq!(r.status, 200);
     assert_eq!(r.json()["result"]["content"][0]["text"], "slow done");
     read_to_close(&mut get, "the GET stream ends").await;

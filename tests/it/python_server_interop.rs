@@ -9,9 +9,8 @@ use mcp::client::Client;
 use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
 use mcp::transport::stdio;
 use serde_json::json;
-use support::{python, root};
 
-mod support;
+use crate::support::process::{python, root};
 
 /// A client of the Python server that answers forms and records every question asked.
 fn connect() -> (Client, Arc<Mutex<Vec<String>>>, tokio::process::Child) {
@@ -83,40 +82,25 @@ async fn our_client_answers_the_python_servers_back_channel() {
 /// The same flows over Streamable HTTP, with our HTTP client transport.
 #[cfg(feature = "http")]
 mod over_http {
-    use super::*;
+    use std::process::{Command, Stdio};
+
     use mcp::transport::http_client;
 
-    struct Killed(std::process::Child);
+    use super::*;
+    use crate::support::process::{ChildGuard, free_port};
 
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-
-    fn start() -> (Killed, String) {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let child = std::process::Command::new(python())
-            .arg(root().join("scripts/python_mrtr_server.py"))
-            .args(["--http", &port.to_string()])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("start the Python server");
+    fn start() -> (ChildGuard, String) {
+        let port = free_port();
+        let mut server = ChildGuard::spawn(
+            Command::new(python())
+                .arg(root().join("scripts/python_mrtr_server.py"))
+                .args(["--http", &port.to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null()),
+        );
         let addr = format!("127.0.0.1:{port}");
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while std::net::TcpStream::connect(&addr).is_err() {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the Python server did not start"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        (Killed(child), format!("http://{addr}/mcp"))
+        server.wait_listening(&addr);
+        (server, format!("http://{addr}/mcp"))
     }
 
     fn client(url: &str) -> Client {

@@ -1,13 +1,12 @@
 //! The 2026-07-28 wire over real sockets: routing headers, statuses, JSON vs SSE, shutdown.
 #![cfg(feature = "http")]
 
-mod http_support;
-
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use http_support::{Running, meta, modern, parse_reply, read_to_close, read_within};
 use serde_json::json;
+
+use crate::support::http::{Running, meta, modern, parse_reply, read_to_close, read_within};
 
 #[tokio::test]
 async fn a_plain_request_gets_json() {

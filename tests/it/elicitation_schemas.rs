@@ -6,6 +6,8 @@ use mcp::__private::{ElicitationEnum, ElicitationField, FieldInfo};
 use mcp::Elicitation;
 use serde_json::{Value, json};
 
+use crate::support::snapshot::assert_json_snapshot;
+
 #[derive(Debug, PartialEq, serde::Deserialize, mcp::Elicitation)]
 enum Region {
     /// Ireland
@@ -74,19 +76,7 @@ fn derived_forms_are_valid_elicitation_requests_and_match_snapshots() {
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
     }
-    let actual = serde_json::to_string_pretty(&forms).expect("json") + "\n";
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/snapshots/elicitation_forms.json"
-    );
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(path, &actual).expect("write snapshot");
-    }
-    let expected = std::fs::read_to_string(path).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
-    assert_eq!(
-        actual, expected,
-        "forms changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
-    );
+    assert_json_snapshot("elicitation_forms", &forms);
 }
 
 #[test]

@@ -3,12 +3,9 @@
 //! 2026-07-28 client (rounds of `InputRequiredResult`) and as a 2025-11-25 one (the
 //! back-channel).
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
-use support::{example, python, root, wait_listening};
-
-mod support;
+use crate::support::process::{ChildGuard, example, free_port, python, root};
 
 /// Runs the Python client against `target` in `mode` and checks it finished every round.
 fn python_client(target: &str, mode: &str, version: &str) {
@@ -45,31 +42,16 @@ fn the_python_client_completes_every_round_over_stdio() {
     python_client(command, "legacy", "2025-11-25");
 }
 
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn the_python_client_completes_every_round_over_http() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let _server = Killed(
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut server = ChildGuard::spawn(
         Command::new(example("provisioner"))
             .args(["--http", &addr])
             .env_remove("MCP_REQUEST_STATE_KEYS")
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the provisioner"),
+            .stderr(Stdio::null()),
     );
-    wait_listening(&addr);
+    server.wait_listening(&addr);
     let url = format!("http://{addr}/mcp");
     python_client(&url, "auto", "2026-07-28");
     python_client(&url, "legacy", "2025-11-25");

@@ -1,12 +1,11 @@
 //! Server→client requests in a 2025-11-25 session over the stdio framing: the question goes out
 //! on the shared output, the answer comes back as a response line.
 
-mod support;
-
 use mcp_runtime::protocol::{CallToolResult, Implementation, McpError, Tool};
 use mcp_runtime::server::Server;
 use serde_json::{Value, json};
-use support::{Wire, modern};
+
+use crate::support::{Wire, modern};
 
 fn asking_server() -> Server {
     Server::builder(Implementation::new("asker", "1.0.0"))

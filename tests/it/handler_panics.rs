@@ -1,11 +1,11 @@
 //! A handler that panics answers its own request with -32603, and the server keeps serving.
 
-mod support;
-
 use mcp::client::ClientError;
 use mcp::protocol::{CallToolResult, Implementation, Outcome, Tool};
 use mcp::server::Server;
 use serde_json::json;
+
+use crate::support;
 
 fn server() -> Server {
     let tool = |name: &str| Tool::new(name, json!({"type":"object"}));

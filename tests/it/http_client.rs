@@ -10,10 +10,10 @@ use mcp::transport::http::HttpTransport;
 use mcp::transport::http_client;
 use mcp::{Context, McpServer};
 use serde_json::json;
-use support::provision;
 use tokio_util::sync::CancellationToken;
 
-mod support;
+use crate::support::process::free_port;
+use crate::support::{self, provision};
 
 /// Routes by region: the argument is mirrored into an `Mcp-Param-Region` header.
 #[mcp::tool]
@@ -110,11 +110,7 @@ async fn a_legacy_session_asks_over_the_back_channel() {
 
 #[tokio::test]
 async fn an_unreachable_server_fails_the_request_instead_of_hanging() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let client = client(&format!("http://127.0.0.1:{port}/mcp"));
+    let client = client(&format!("http://127.0.0.1:{}/mcp", free_port()));
     let error = client.discover().await.expect_err("nothing listens");
     assert!(error.to_string().contains("HTTP transport"), "{error}");
 }

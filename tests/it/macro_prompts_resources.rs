@@ -6,6 +6,8 @@ use mcp::protocol::{Implementation, InputRequiredResult};
 use mcp::{Context, GetPromptResult, McpServer, Outcome, PromptMessage, ReadResourceResult};
 use serde_json::{Value, json};
 
+use crate::support::snapshot::assert_json_snapshot;
+
 /// A briefing for the on-call engineer.
 #[mcp::prompt(title = "Briefing")]
 async fn briefing(
@@ -104,19 +106,7 @@ async fn listings_match_the_committed_snapshot() {
         }
         listings.insert(method.to_owned(), listed);
     }
-    let actual = serde_json::to_string_pretty(&listings).expect("json") + "\n";
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/snapshots/macro_prompts_resources.json"
-    );
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(path, &actual).expect("write snapshot");
-    }
-    let expected = std::fs::read_to_string(path).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
-    assert_eq!(
-        actual, expected,
-        "listings changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
-    );
+    assert_json_snapshot("macro_prompts_resources", &listings);
 }
 
 #[tokio::test]

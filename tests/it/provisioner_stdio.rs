@@ -1,14 +1,13 @@
 //! `examples/provisioner.rs` as a child process over stdio: the region in one round, the
 //! dependent confirmation in the next, then the result; the state sealed throughout.
 
-use std::process::Stdio;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::example;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
 
-mod support;
+use crate::support::process::{ChildGuard, example};
 
 fn call(id: u64, answers: Option<Value>, state: Option<&str>) -> String {
     let mut params = json!({
@@ -28,27 +27,25 @@ fn call(id: u64, answers: Option<Value>, state: Option<&str>) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string() + "\n"
 }
 
-#[tokio::test]
-async fn the_provisioner_asks_region_then_confirmation_over_stdio() {
-    let mut child = Command::new(example("provisioner"))
-        .env_remove("MCP_REQUEST_STATE_KEYS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the provisioner example is built by `cargo test`");
+#[test]
+fn the_provisioner_asks_region_then_confirmation_over_stdio() {
+    let mut child = ChildGuard::spawn(
+        Command::new(example("provisioner"))
+            .env_remove("MCP_REQUEST_STATE_KEYS")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped()),
+    );
     let mut stdin = child.stdin.take().expect("stdin");
     let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let mut next = async || -> Value {
-        let line = lines.next_line().await.expect("read").expect("a line");
+    let mut next = || -> Value {
+        let line = lines.next().expect("a line").expect("read");
         serde_json::from_str(&line).expect("json")
     };
 
     stdin
         .write_all(call(1, None, None).as_bytes())
-        .await
         .expect("write");
-    let first = next().await;
+    let first = next();
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     assert_eq!(
@@ -62,9 +59,8 @@ async fn the_provisioner_asks_region_then_confirmation_over_stdio() {
     let answers = json!({"region": {"action": "accept", "content": {"region": "ap-south-1"}}});
     stdin
         .write_all(call(2, Some(answers), Some(&state)).as_bytes())
-        .await
         .expect("write");
-    let second = next().await;
+    let second = next();
     let result = &second["result"];
     assert_eq!(
         result["inputRequests"]["confirm"]["params"]["message"],
@@ -75,14 +71,14 @@ async fn the_provisioner_asks_region_then_confirmation_over_stdio() {
     let answers = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
     stdin
         .write_all(call(3, Some(answers), Some(&state)).as_bytes())
-        .await
         .expect("write");
-    let third = next().await;
+    let third = next();
     assert_eq!(
         third["result"]["content"][0]["text"],
         "Provisioned 'orders' in ap-south-1."
     );
+    // The end of its input ends the server.
     drop(stdin);
-    let status = child.wait().await.expect("exit");
+    let status = child.wait_exit(Duration::from_secs(10));
     assert!(status.success(), "{status}");
 }

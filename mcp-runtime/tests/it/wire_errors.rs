@@ -1,10 +1,9 @@
 //! Bad input over the stdio framing: each gets the exact JSON-RPC error (or is dropped where
 //! the spec says so), and the server keeps serving the next message.
 
-mod support;
-
 use serde_json::json;
-use support::{Wire, modern};
+
+use crate::support::{Wire, modern};
 
 #[tokio::test]
 async fn malformed_json_is_a_parse_error_with_a_null_id() {

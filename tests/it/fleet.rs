@@ -13,9 +13,8 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use serde_json::Value;
-use support::{example, root};
 
-mod support;
+use crate::support::process::{example, root};
 
 /// One fleet at a time: they compete for two cores otherwise.
 static FLEET: Mutex<()> = Mutex::new(());

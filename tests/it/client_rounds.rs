@@ -12,9 +12,8 @@ use mcp::protocol::{
 };
 use mcp::{CreateMessageParams, Elicit, ListRoots, McpServer, Sample};
 use serde_json::json;
-use support::{Sure, provision};
 
-mod support;
+use crate::support::{self, Sure, provision};
 
 #[mcp::tool]
 async fn research(

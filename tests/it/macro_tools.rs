@@ -8,6 +8,8 @@ use mcp::protocol::{
 use mcp::{CallToolResult, Context, InputRequiredResult, Json, McpServer, Outcome};
 use serde_json::{Value, json};
 
+use crate::support::snapshot::assert_json_snapshot;
+
 /// Echoes its text.
 #[mcp::tool]
 async fn echo(
@@ -150,19 +152,7 @@ async fn the_listing_matches_the_committed_snapshot() {
         tools.extend(page.tools);
         cursor = page.next_cursor;
     }
-    let actual = serde_json::to_string_pretty(&tools).expect("json") + "\n";
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/snapshots/macro_tools.json"
-    );
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(path, &actual).expect("write snapshot");
-    }
-    let expected = std::fs::read_to_string(path).expect("snapshot (UPDATE_SNAPSHOTS=1 writes it)");
-    assert_eq!(
-        actual, expected,
-        "tools/list changed; rerun with UPDATE_SNAPSHOTS=1 if intended"
-    );
+    assert_json_snapshot("macro_tools", &tools);
 }
 
 #[tokio::test]

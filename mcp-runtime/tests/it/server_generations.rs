@@ -1,10 +1,9 @@
 //! The generation gate and the server features, over the stdio framing: 2026-07-28 requests
 //! and a 2025-11-25 session served by the same server.
 
-mod support;
-
 use serde_json::json;
-use support::{Wire, modern};
+
+use crate::support::{Wire, modern};
 
 fn initialize_params() -> serde_json::Value {
     json!({"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},

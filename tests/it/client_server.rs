@@ -1,7 +1,5 @@
 //! The facade end to end: a client and a server in one process, both generations.
 
-mod support;
-
 use mcp::client::{Client, ClientError};
 use mcp::protocol::{
     CallToolResult, ElicitParams, ElicitResult, Implementation, InputRequest, InputRequiredResult,
@@ -9,6 +7,8 @@ use mcp::protocol::{
 };
 use mcp::server::Server;
 use serde_json::json;
+
+use crate::support;
 
 fn server() -> Server {
     Server::builder(Implementation::new("greeter", "1.0.0"))

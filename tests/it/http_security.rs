@@ -1,10 +1,9 @@
 //! DNS-rebinding protection and the body limit over real sockets.
 #![cfg(feature = "http")]
 
-mod http_support;
-
-use http_support::{Running, modern};
 use serde_json::json;
+
+use crate::support::http::{Running, modern, parse_reply, read_to_close};
 
 fn discover() -> String {
     modern(1, "server/discover", json!({}))
@@ -139,8 +138,8 @@ async fn a_chunked_body_is_cut_off_at_the_limit() {
         }
     }
     let _ = stream.write_all(b"0\r\n\r\n").await;
-    let raw = http_support::read_to_close(&mut stream, "a reply to an oversized body").await;
-    let reply = http_support::parse_reply(&raw);
+    let raw = read_to_close(&mut stream, "a reply to an oversized body").await;
+    let reply = parse_reply(&raw);
     assert_eq!(reply.status, 413);
     assert_eq!(reply.error_code(), -32600);
     assert!(reply.body.contains("64 bytes"), "{}", reply.body);

@@ -1,8 +1,6 @@
 //! A test server on 127.0.0.1:0 and a minimal HTTP/1.1 client over raw sockets, so the tests
 //! see exactly the bytes and statuses the server sends.
 
-#![allow(dead_code)] // each test binary uses part of this module
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

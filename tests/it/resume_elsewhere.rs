@@ -3,9 +3,7 @@
 
 use std::process::Command;
 
-use support::example;
-
-mod support;
+use crate::support::process::example;
 
 #[test]
 fn a_saved_round_finishes_in_another_process_on_another_instance() {

@@ -8,16 +8,14 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use http_support::{Running, modern, parse_reply, read_to_close, read_within};
 use mcp::McpServer;
 use mcp::transport::http::HttpTransport;
 use serde_json::json;
-use support::{example, wait_listening};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-mod http_support;
-mod support;
+use crate::support::http::{Running, modern, parse_reply, read_to_close, read_within};
+use crate::support::process::{ChildGuard, example, free_port};
 
 #[test]
 fn sigterm_stops_an_http_server_with_exit_zero() {
@@ -30,34 +28,20 @@ fn sigint_stops_an_http_server_with_exit_zero() {
 }
 
 fn stops_with_exit_zero_on(signal: &str) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
-    let addr = format!("127.0.0.1:{port}");
-    let mut child = Command::new(example("provisioner"))
-        .args(["--http", &addr])
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the provisioner");
-    wait_listening(&addr);
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut server = ChildGuard::spawn(
+        Command::new(example("provisioner"))
+            .args(["--http", &addr])
+            .stderr(Stdio::null()),
+    );
+    server.wait_listening(&addr);
     let status = Command::new("kill")
-        .args([signal, &child.id().to_string()])
+        .args([signal, &server.id().to_string()])
         .status()
         .expect("send the signal");
     assert!(status.success());
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let exit = loop {
-        if let Some(exit) = child.try_wait().expect("wait") {
-            break exit;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the server did not stop after {signal}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(exit.success(), "{exit}");
+    let exit = server.wait_exit(Duration::from_secs(10));
+    assert!(exit.success(), "{signal}: {exit}");
 }
 
 /// Never answers.

@@ -1,0 +1,29 @@
+//! The facade's integration tests, in one binary: every module was a test binary of its own,
+//! and each of those linked axum, hyper and jsonwebtoken again. `cargo test --test it --
+//! http_modern::` runs one module's tests.
+//!
+//! The modules share one process and run concurrently, so none of them may change what the
+//! process shares: no environment variables or current directory (what a child needs goes on
+//! its `Command`), no panic hook, no global `tracing` subscriber, only ephemeral ports.
+//! Anything that holds the machine to itself takes a lock (`fleet::FLEET`).
+
+mod support;
+
+mod client_rounds;
+mod client_server;
+mod elicitation_schemas;
+mod fleet;
+mod handler_panics;
+mod http_auth;
+mod http_client;
+mod http_legacy;
+mod http_modern;
+mod http_security;
+mod macro_prompts_resources;
+mod macro_tools;
+mod provisioner_stdio;
+mod python_client_interop;
+mod python_server_interop;
+mod resolve;
+mod resume_elsewhere;
+mod shutdown;

@@ -1,0 +1,50 @@
+//! What several facade tests share: a tool that asks a region, then (depending on it) a
+//! confirmation, and the scripted user that answers it; `http` is the raw HTTP client,
+//! `process` starts and guards child processes, `snapshot` compares generated JSON with
+//! committed files.
+
+#[cfg(feature = "http")]
+pub mod http;
+pub mod process;
+pub mod snapshot;
+
+use mcp::Elicit;
+use mcp::protocol::{ElicitParams, ElicitResult};
+use serde_json::json;
+
+/// Which region?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+pub struct Region {
+    pub region: String,
+}
+
+/// Sure?
+#[derive(serde::Deserialize, mcp::Elicitation)]
+pub struct Sure {
+    pub ok: bool,
+}
+
+#[mcp::tool]
+pub async fn provision(
+    name: String,
+    #[mcp(ask = format!("Region for {name}?"))] region: Elicit<Region>,
+    #[mcp(ask = format!("{name} in {}?", region.region))] sure: Elicit<Sure>,
+) -> String {
+    format!("{name} in {}: {}", region.region, sure.ok)
+}
+
+/// The scripted user of `provision`: `eu-west-1` for the region, yes to everything else.
+pub fn answer(question: &ElicitParams) -> ElicitResult {
+    let content = if question.message().starts_with("Region") {
+        json!({"region": "eu-west-1"})
+    } else {
+        json!({"ok": true})
+    };
+    ElicitResult::accept(content.as_object().cloned().unwrap_or_default())
+}
+
+/// A client talking to `server` in this process, over an in-memory transport.
+pub fn connect_in_memory(server: mcp::server::Server) -> mcp::client::Client {
+    mcp::client::Client::builder(mcp::protocol::Implementation::new("test-client", "1.0.0"))
+        .connect(server.serve_in_memory())
+}
