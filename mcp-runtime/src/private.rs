@@ -10,9 +10,9 @@ pub use crate::protocol::{
     CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, JsonObject, McpError,
     Outcome, ReadResourceParams, ReadResourceResult,
 };
+pub use crate::resolve::macro_support::*;
 pub use crate::resolve::{
-    CallBack, Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo,
-    FromElicitation, Halt, Rounds, enum_schema, form_schema,
+    Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
 };
 pub use crate::server::macro_support::*;
 pub use crate::server::{Context, FromAppState, StateKey};

@@ -1,7 +1,7 @@
 //! Asking the client for what a function needs.
 //!
 //! A Resolve parameter (`Elicit<T>`, `Elicited<T>`, `Sample`, `ListRoots`) is filled by asking
-//! the client. The runtime ([`Rounds`]) asks every question whose inputs are known in one round,
+//! the client. The runtime asks every question whose inputs are known in one round,
 //! a dependent question in the next, records each answer in the sealed `requestState` pinned
 //! to the exact question, and runs the function once everything is known.
 
@@ -12,8 +12,14 @@ mod ledger;
 mod rounds;
 mod validate;
 
-pub use answers::{Elicit, Elicited, FromElicitation, ListRoots, Sample};
+pub use answers::{Elicit, Elicited, ListRoots, Sample};
+// The building blocks of a form, public for a hand-written `Elicitation` too.
 pub use elicitation::{
     Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
 };
-pub use rounds::{CallBack, Halt, Rounds};
+
+/// What macro-generated code names (through `crate::__private`), and nothing else does.
+pub(crate) mod macro_support {
+    pub use super::answers::FromElicitation;
+    pub use super::rounds::{CallBack, Halt, Rounds};
+}
