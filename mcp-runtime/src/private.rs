@@ -13,6 +13,14 @@ pub use crate::resolve::{
     CallBack, Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo,
     FromElicitation, Halt, Rounds, enum_schema, form_schema,
 };
+pub use crate::server::app::guards::{
+    BoxNotSend, BoxSend, FutureMustBeSend, ResolvedPromptReturn, ResolvedResourceReturn,
+    ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
+};
+pub use crate::server::app::params::{
+    DefaultArgument, Injected, ParamError, PromptParam, ResourceParam, StaticResourceParam,
+    ToolArgument, ToolParam, ToolParamSchema, compact, count_some, keep_arguments,
+};
 pub use crate::server::app::{
     FromTemplateVar, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptArgumentInfo,
     PromptArgumentType, PromptDef, PromptEntry, PromptInfo, ResourceDef, ResourceEntry,

@@ -5,6 +5,8 @@
 //! default.
 
 mod args;
+pub(crate) mod guards;
+pub(crate) mod params;
 mod prompts;
 mod resources;
 mod returns;
