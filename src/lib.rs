@@ -20,10 +20,17 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// `#[mcp(default = expr)]` fills in a missing one; `#[mcp(rename = "…")]` changes its name on
 /// the wire; `#[mcp(header = "Region")]` marks it `x-mcp-header`, so HTTP clients mirror it into
 /// an `Mcp-Param-Region` header (which the server checks against the body). A [`Context`]
-/// parameter receives the request's context and is not in the schema.
+/// parameter receives the request's context and a [`State<T>`] parameter shared state; neither
+/// is in the schema. What a parameter is comes from its type's traits, not its name: `mcp::Context`
+/// under any alias is the context, while a type of your own that happens to be called `Context`
+/// is an ordinary argument.
 ///
-/// Attribute keys: `name`, `title`, `description`, and the hints `read_only`, `destructive`,
-/// `idempotent`, `open_world` (alone for `true`, or `= false`).
+/// Attribute keys: `name`, `title`, `description`, the hints `read_only`, `destructive`,
+/// `idempotent`, `open_world` (alone for `true`, or `= false`), and `crate = "path"` (below).
+/// Each key may be given once; an unknown key is an error listing the valid ones. Parameter keys
+/// (`#[mcp(default | default = … | rename = … | header = … | ask = … | key = …)]`) likewise; two
+/// parameters with the same name on the wire, or two Resolve parameters with the same `key`,
+/// are errors.
 ///
 /// A client's bad arguments never reach the function: the call answers with `isError: true`
 /// and a message naming the argument, which the model can act on.
@@ -71,14 +78,43 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 ///
 /// - a hidden unit-like type with the function's name, in the type namespace, so
 ///   `mcp::tools![forecast]` names the tool the compiler knows rather than a string;
-/// - a private struct with one field per argument, deriving `schemars::JsonSchema`, from which
-///   the input schema is generated once when the server is built;
-/// - an implementation of `ToolDef` for the hidden type, whose call wrapper decodes each
-///   argument, calls the function and converts what it returns.
+/// - a private struct with one field per parameter (Resolve parameters aside), deriving
+///   `schemars::JsonSchema`, from which the input schema is generated once when the server is
+///   built (the fields of the context and shared state are left out of it);
+/// - an implementation of `ToolDef` for the hidden type, whose call wrapper fills each parameter
+///   through its type's trait (an argument is decoded from the call, the context and shared
+///   state come from the runtime), calls the function and converts what it returns;
+/// - a function that is never called, checking that the call's future is `Send` (the server
+///   runs calls on any thread), so a parameter or a value held across an `.await` that is not
+///   `Send` is reported there, not inside the generated code.
 ///
-/// Mistakes in the signature (a non-`async` fn, generics, `self`, an unknown attribute key, an
-/// invalid tool name, a parameter type without a schema, a return type that is not a tool
-/// result) are compile errors at the offending tokens.
+/// Mistakes in the signature (a non-`async` fn, generics, `self`, an unknown or repeated
+/// attribute key, an invalid tool name, a parameter type without a schema, a return type that is
+/// not a tool result, a tool with Resolve parameters whose return type can also ask, through
+/// type aliases too) are compile errors at the offending tokens. With a mistake, the function
+/// and its hidden type are still emitted, so `mcp::tools![…]` reports nothing more.
+///
+/// # `crate = "path"`
+///
+/// Generated code names the runtime through `::mcp::__private`. A crate that reaches `mcp`
+/// under another path (a renamed dependency, or a framework re-exporting it) says where it is,
+/// and everything generated roots at `path::__private` instead. The same key exists on
+/// `#[mcp::prompt]`, `#[mcp::resource]` and, as `#[elicitation(crate = "path")]`, on
+/// `#[derive(Elicitation)]`. Parameter attributes stay `#[mcp(…)]` whatever the path.
+///
+/// ```
+/// // `mcp` reached under another name, as through a framework that re-exports it.
+/// use mcp as protocol;
+///
+/// #[protocol::tool(crate = "protocol")]
+/// async fn ping(#[mcp(default)] times: u8) -> String {
+///     "pong ".repeat(times.into())
+/// }
+///
+/// let server = protocol::McpServer::new("p").tools(protocol::tools![ping]).build()?;
+/// # let _ = server;
+/// # Ok::<(), protocol::BuildError>(())
+/// ```
 pub use mcp_macros::tool;
 
 /// The tools of `#[mcp::tool]` functions, for [`McpServer::tools`].
@@ -106,7 +142,8 @@ macro_rules! tools {
 /// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
 /// parameter is a required argument, each `Option<String>` an optional one, described by its
 /// doc comment (`#[mcp(rename = "…")]` changes its name). A [`Context`] parameter receives the
-/// request's context.
+/// request's context, a [`State<T>`] parameter shared state. Attribute keys: `name`, `title`,
+/// `description`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
 ///
 /// The function returns messages (`Vec<PromptMessage>`, a `PromptMessage`, or text as one user
 /// message), a [`GetPromptResult`], or a `Result` of these: an `Err` that is `Display` answers
@@ -136,20 +173,22 @@ macro_rules! tools {
 ///
 /// The function as written (doc comments and `#[mcp]` attributes on parameters removed), a
 /// hidden type with its name for `mcp::prompts![…]`, a constant list of the arguments for
-/// `prompts/list`, and a `PromptDef` implementation whose wrapper takes each argument out of the
-/// request (a missing required one is `-32602` naming it), calls the function and converts the
-/// result.
+/// `prompts/list` (the parameters whose types are arguments), a `PromptDef` implementation whose
+/// wrapper takes each argument out of the request (a missing required one is `-32602` naming
+/// it), calls the function and converts the result, and the same `Send` check as a tool's.
 pub use mcp_macros::prompt;
 
 /// Turns an `async fn` into an MCP resource (a fixed URI) or resource template (an RFC 6570
 /// URI with `{variables}`).
 ///
-/// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…")]`; the
+/// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…",
+/// crate = "path")]` (`crate` as on [`tool`](macro@tool); each key at most once); the
 /// name defaults to the function's, the description to its doc comment. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
 /// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
-/// `Result<T, InputRequiredResult>`; a static resource may do neither (a compile error).
+/// `Result<T, InputRequiredResult>`; a static resource may do neither (a compile error). Either
+/// may take [`State<T>`].
 ///
 /// The function returns text, bytes (`Vec<u8>`, sent base64), [`ResourceContents`],
 /// [`ReadResourceResult`], or a `Result` of these whose `Err` is `Display` (`-32603` naming the
@@ -183,8 +222,8 @@ pub use mcp_macros::prompt;
 /// The function as written, a hidden type with its name for `mcp::resources![…]`, and a
 /// `ResourceDef` implementation: the listing (`resources/list` for a URI,
 /// `resources/templates/list` for a template) and a wrapper that parses each variable, calls
-/// the function and converts the result. For a static URI, a constant assertion rejects a return
-/// type that can carry an `InputRequiredResult`, through type aliases too.
+/// the function and converts the result. For a static URI, the return type goes through a trait
+/// that rejects one that can carry an `InputRequiredResult`, through type aliases too.
 pub use mcp_macros::resource;
 
 /// The prompts of `#[mcp::prompt]` functions, for [`McpServer::prompts`].
@@ -217,6 +256,10 @@ macro_rules! resources {
 ///
 /// On a fieldless enum: the variants are the choices (their serde names), labelled by their doc
 /// comments or `#[elicitation(title = "…")]`.
+///
+/// Each key may be given once; two fields (or two choices) with the same serde name are an
+/// error. `#[elicitation(crate = "path")]` on the type roots the generated code at
+/// `path::__private`, as `crate = "…"` does on [`tool`](macro@tool).
 ///
 /// ```
 /// use mcp::Elicitation;

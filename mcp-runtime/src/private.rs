@@ -7,18 +7,15 @@ pub use serde_json;
 
 pub use crate::boxed::BoxFuture;
 pub use crate::protocol::{
-    CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, JsonObject, McpError,
-    Outcome, ReadResourceParams, ReadResourceResult,
+    CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, McpError, Outcome,
+    ReadResourceParams, ReadResourceResult,
 };
 pub use crate::resolve::macro_support::*;
 pub use crate::resolve::{
     Elicitation, ElicitationEnum, ElicitationField, EnumChoice, FieldInfo, enum_schema, form_schema,
 };
 pub use crate::server::macro_support::*;
-pub use crate::server::{Context, FromAppState, StateKey};
 pub use crate::server::{
-    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptCall, PromptEntry, ResourceCall,
-    ResourceEntry, ToolCall, ToolEntry,
+    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptEntry, ResourceEntry,
+    StateKey, ToolEntry,
 };
-// The name generated code used before `Context`.
-pub use crate::server::Context as RequestContext;

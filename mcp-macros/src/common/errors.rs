@@ -1,35 +1,82 @@
-//! Collecting errors so one expansion reports every mistake at once.
+//! Collecting errors so one expansion reports every mistake at once, each at its own tokens.
+//!
+//! An [`Errors`] must be consumed by [`Errors::finish`], the one exit of every expansion: a
+//! collector dropped unchecked panics, so a path that forgets to report (and would silently
+//! generate code from a model with mistakes in it) fails loudly in the tests instead.
 
-use proc_macro2::TokenStream;
+use std::fmt::Display;
+
+use quote::ToTokens;
 
 /// Errors found so far, each with its own span.
-#[derive(Default)]
-pub struct Errors(Option<syn::Error>);
+pub struct Errors {
+    errors: Option<syn::Error>,
+    finished: bool,
+}
 
 impl Errors {
+    pub fn new() -> Self {
+        Self {
+            errors: None,
+            finished: false,
+        }
+    }
+
     /// Records an error spanned on `tokens`.
-    pub fn at(&mut self, tokens: impl quote::ToTokens, message: impl std::fmt::Display) {
+    pub fn at(&mut self, tokens: impl ToTokens, message: impl Display) {
         self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    /// Records an error at `span`.
+    pub fn at_span(&mut self, span: proc_macro2::Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
     }
 
     /// Records an error (which may already combine several).
     pub fn push(&mut self, error: syn::Error) {
-        match &mut self.0 {
+        match &mut self.errors {
             Some(all) => all.combine(error),
-            None => self.0 = Some(error),
+            None => self.errors = Some(error),
         }
     }
 
-    /// Whether nothing was recorded.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_none()
+    /// Everything recorded, combined; `Ok` when nothing was.
+    pub fn finish(mut self) -> Result<(), syn::Error> {
+        self.finished = true;
+        self.errors.take().map_or(Ok(()), Err)
+    }
+}
+
+impl Drop for Errors {
+    fn drop(&mut self) {
+        // A second panic while unwinding would abort and hide the first.
+        if !self.finished && !std::thread::panicking() {
+            panic!(
+                "mcp-macros: an expansion ended without reporting its errors (`Errors::finish`)"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Errors;
+
+    #[test]
+    fn finishing_reports_everything_once() {
+        let mut errors = Errors::new();
+        errors.at_span(proc_macro2::Span::call_site(), "one");
+        errors.at_span(proc_macro2::Span::call_site(), "two");
+        let combined = errors.finish().expect_err("two errors");
+        assert_eq!(combined.into_iter().count(), 2);
+        assert!(Errors::new().finish().is_ok());
     }
 
-    /// The `compile_error!` invocations for everything recorded.
-    pub fn to_compile_errors(&self) -> TokenStream {
-        self.0
-            .as_ref()
-            .map(syn::Error::to_compile_error)
-            .unwrap_or_default()
+    #[test]
+    #[should_panic(expected = "without reporting its errors")]
+    fn an_unfinished_collector_is_a_bug() {
+        let mut errors = Errors::new();
+        errors.at_span(proc_macro2::Span::call_site(), "forgotten");
+        drop(errors);
     }
 }

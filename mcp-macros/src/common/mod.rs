@@ -1,6 +1,7 @@
 //! Pieces every macro shares.
 
 pub mod attrs;
+pub mod check;
 pub mod docs;
 pub mod errors;
 pub mod naming;
@@ -8,5 +9,4 @@ pub mod params;
 pub mod paths;
 pub mod registration;
 pub mod resolve;
-pub mod signature;
 pub mod types;

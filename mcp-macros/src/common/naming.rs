@@ -1,40 +1,45 @@
-//! What every registrable function's attribute and signature share: `name`, `title` and
-//! `description` keys, the parameters, and the declared return type.
+//! What every registrable function's attribute and signature share: the `name`, `title`,
+//! `description` and `crate` keys, the parameters, and the declared return type.
 
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, ItemFn, LitStr, ReturnType, Type};
 
-use crate::common::attrs::string;
+use crate::common::attrs::{Slot, crate_path, string};
 use crate::common::docs::Docs;
 use crate::common::errors::Errors;
 use crate::common::params::{Param, parse_param};
+use crate::common::paths::Paths;
 
-/// `name = "…"`, `title = "…"`, `description = "…"`.
+/// `name = "…"`, `title = "…"`, `description = "…"`, `crate = "…"`.
 #[derive(Default)]
 pub struct Naming {
-    pub name: Option<LitStr>,
-    pub title: Option<String>,
-    description: Option<String>,
+    pub name: Slot<LitStr>,
+    pub title: Slot<String>,
+    description: Slot<String>,
+    paths: Slot<Paths>,
 }
 
 impl Naming {
-    /// Takes `meta` if it is one of these keys; `None` leaves it to the caller.
-    pub fn accept(&mut self, meta: &ParseNestedMeta<'_>) -> Option<syn::Result<()>> {
-        let slot = if meta.path.is_ident("name") {
-            return Some(string(meta).map(|lit| self.name = Some(lit)));
+    /// Takes `meta` if it is one of these keys (`Ok(true)`); `Ok(false)` leaves it to the caller.
+    pub fn accept(&mut self, meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<bool> {
+        if meta.path.is_ident("name") {
+            let lit = string(meta)?;
+            self.name.set(meta, lit, errors);
         } else if meta.path.is_ident("title") {
-            &mut self.title
+            let lit = string(meta)?;
+            self.title.set(meta, lit.value(), errors);
         } else if meta.path.is_ident("description") {
-            &mut self.description
+            let lit = string(meta)?;
+            self.description.set(meta, lit.value(), errors);
         } else {
-            return None;
-        };
-        Some(string(meta).map(|lit| *slot = Some(lit.value())))
+            return crate_path(meta, &mut self.paths, errors);
+        }
+        Ok(true)
     }
 
     /// The name and where it is written: the attribute's, else the function's.
     pub fn name_or(&self, ident: &syn::Ident) -> (String, proc_macro2::Span) {
-        self.name.as_ref().map_or_else(
+        self.name.get().map_or_else(
             || (ident.to_string(), ident.span()),
             |lit| (lit.value(), lit.span()),
         )
@@ -42,10 +47,15 @@ impl Naming {
 
     /// The description: the attribute's, else the doc comment.
     pub fn description(&self, attrs: &[Attribute]) -> Docs {
-        match &self.description {
+        match self.description.get() {
             Some(text) => Docs::Text(text.clone()),
             None => Docs::from_attrs(attrs),
         }
+    }
+
+    /// Where generated code finds the runtime.
+    pub fn paths(&self) -> Paths {
+        self.paths.get().cloned().unwrap_or_default()
     }
 }
 

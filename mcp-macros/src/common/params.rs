@@ -1,53 +1,101 @@
-//! Parameters of an annotated function: what fills each one, and the attributes on it.
+//! Parameters of an annotated function as the model holds them: what fills each one, and the
+//! `#[mcp(…)]` keys written on it. Parsing only records what is written; whether it makes sense
+//! is for the checks (`common/check.rs`), and what a parameter is beyond the syntax (an argument,
+//! the request context, shared state) is for its type's trait in the generated code.
 
-use syn::{Attribute, Expr, FnArg, Ident, Pat, Type};
+use proc_macro2::Span;
+use syn::{Attribute, Expr, FnArg, Ident, LitStr, Pat, Type};
 
-use crate::common::attrs::{string, unknown_key};
+use crate::common::attrs::{Slot, string, unknown_key};
 use crate::common::errors::Errors;
-use crate::common::types::{ResolveKind, is_context, is_state, resolve_kind};
+use crate::common::types::{ResolveKind, resolve_kind};
 
 /// One parameter of the function.
 pub struct Param {
     pub ident: Ident,
     pub ty: Type,
+    /// Its doc comments, carried to the schema or the argument listing.
+    pub docs: Vec<Attribute>,
+    pub attrs: ParamAttrs,
     pub kind: ParamKind,
 }
 
 /// What fills a parameter.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
-    /// An argument from the client, described in the input schema.
-    Argument {
-        /// Its name on the wire.
-        wire_name: String,
-        /// Its doc comments, carried to the schema.
-        docs: Vec<Attribute>,
-        /// Used when the client leaves it out.
-        default: Option<ArgDefault>,
-        /// `#[mcp(header = "…")]`: mirrored into the `Mcp-Param-{header}` HTTP header.
-        header: Option<syn::LitStr>,
-    },
-    /// The request context.
-    Context,
-    /// Shared application state (`State<T>`).
-    State,
-    /// Asked of the client by the runtime.
-    Resolve {
-        kind: ResolveKind,
-        /// `#[mcp(ask = …)]`: the question's message (a form) or request (sampling).
-        ask: Option<Box<Expr>>,
-        /// The input key it is asked under (the parameter's name, or `#[mcp(key = "…")]`).
-        key: String,
-    },
+    /// Filled through its type's trait (`ToolParam`, `PromptParam`, `ResourceParam`): an
+    /// argument from the client, or the request context or shared state from the runtime.
+    /// Which one is the type's business, so a user's own `Context` type is an argument.
+    Extract,
+    /// Asked of the client by the runtime (`Elicit<T>`, `Elicited<T>`, `Sample`, `ListRoots`).
+    Resolve(ResolveKind),
 }
 
-/// `#[mcp(default)]` or `#[mcp(default = expr)]`.
-pub enum ArgDefault {
-    Trait,
-    Expr(Box<Expr>),
+/// The `#[mcp(…)]` keys of a parameter, as written.
+#[derive(Default)]
+pub struct ParamAttrs {
+    /// `default` (`None` inside) or `default = expr`.
+    pub default: Slot<Option<Box<Expr>>>,
+    pub rename: Slot<LitStr>,
+    pub header: Slot<LitStr>,
+    pub ask: Slot<Box<Expr>>,
+    pub key: Slot<LitStr>,
+}
+
+impl ParamAttrs {
+    /// Whether a key that only makes sense on an argument is set: such a parameter must be an
+    /// argument, whatever its type's name.
+    pub fn marks_argument(&self) -> bool {
+        self.default.get().is_some() || self.rename.get().is_some() || self.header.get().is_some()
+    }
+}
+
+impl Param {
+    /// The name the client knows it by: `rename`, else the identifier without `r#`.
+    pub fn wire_name(&self) -> String {
+        self.attrs
+            .rename
+            .get()
+            .map_or_else(|| unraw(&self.ident), LitStr::value)
+    }
+
+    /// Where the wire name is written.
+    pub fn wire_name_span(&self) -> Span {
+        self.attrs
+            .rename
+            .get()
+            .map_or_else(|| self.ident.span(), LitStr::span)
+    }
+
+    /// The input key a Resolve parameter is asked under: `key`, else the identifier.
+    pub fn resolve_key(&self) -> String {
+        self.attrs
+            .key
+            .get()
+            .map_or_else(|| unraw(&self.ident), LitStr::value)
+    }
+
+    /// Where the Resolve key is written.
+    pub fn resolve_key_span(&self) -> Span {
+        self.attrs
+            .key
+            .get()
+            .map_or_else(|| self.ident.span(), LitStr::span)
+    }
+
+    pub fn is_resolve(&self) -> bool {
+        matches!(self.kind, ParamKind::Resolve(_))
+    }
+}
+
+fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").unwrap_or(&text).to_owned()
 }
 
 /// One parameter; strips the attributes it consumes (doc comments are not allowed on
-/// parameters once the macro is done, and `#[mcp]` is ours).
+/// parameters once the macro is done, and `#[mcp]` is ours). `keys` are the `#[mcp(…)]` keys this
+/// macro knows.
 pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Option<Param> {
     let FnArg::Typed(typed) = input else {
         // Receivers are reported by the checks.
@@ -70,39 +118,29 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
         .filter(|a| a.path().is_ident("doc"))
         .cloned()
         .collect();
-    let mut default = None;
-    let mut rename = None;
-    let mut ask = None;
-    let mut key = None;
-    let mut header = None;
+    let mut attrs = ParamAttrs::default();
     for attr in typed.attrs.iter().filter(|a| a.path().is_ident("mcp")) {
         let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("default") && keys.contains(&"default") {
-                default = Some(if meta.input.peek(syn::Token![=]) {
-                    ArgDefault::Expr(Box::new(meta.value()?.parse()?))
+            let known = |key: &str| meta.path.is_ident(key) && keys.contains(&key);
+            if known("default") {
+                let value = if meta.input.peek(syn::Token![=]) {
+                    Some(Box::new(meta.value()?.parse()?))
                 } else {
-                    ArgDefault::Trait
-                });
-            } else if meta.path.is_ident("rename") && keys.contains(&"rename") {
-                rename = Some(string(&meta)?.value());
-            } else if meta.path.is_ident("ask") && keys.contains(&"ask") {
-                ask = Some(Box::new(meta.value()?.parse::<Expr>()?));
-            } else if meta.path.is_ident("key") && keys.contains(&"key") {
-                key = Some(string(&meta)?);
-            } else if meta.path.is_ident("header") && keys.contains(&"header") {
+                    None
+                };
+                attrs.default.set(&meta, value, errors);
+            } else if known("rename") {
                 let lit = string(&meta)?;
-                let token = !lit.value().is_empty()
-                    && lit
-                        .value()
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
-                if !token {
-                    return Err(syn::Error::new(
-                        lit.span(),
-                        "a header name is a non-empty HTTP token (letters, digits, `-`, `_`, …)",
-                    ));
-                }
-                header = Some(lit);
+                attrs.rename.set(&meta, lit, errors);
+            } else if known("ask") {
+                let expr = Box::new(meta.value()?.parse::<Expr>()?);
+                attrs.ask.set(&meta, expr, errors);
+            } else if known("key") {
+                let lit = string(&meta)?;
+                attrs.key.set(&meta, lit, errors);
+            } else if known("header") {
+                let lit = string(&meta)?;
+                attrs.header.set(&meta, lit, errors);
             } else {
                 return Err(unknown_key(&meta, keys));
             }
@@ -112,111 +150,15 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             errors.push(e);
         }
     }
-    let consumed_mcp = typed.attrs.iter().any(|a| a.path().is_ident("mcp"));
     typed
         .attrs
         .retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("mcp"));
-    let kind = if is_context(&ty) {
-        if consumed_mcp {
-            errors.at(&ty, "`#[mcp(..)]` does not apply to the request context");
-        }
-        ParamKind::Context
-    } else if is_state(&ty) {
-        if consumed_mcp {
-            errors.at(&ty, "`#[mcp(..)]` does not apply to shared state");
-        }
-        ParamKind::State
-    } else if let Some(kind) = resolve_kind(&ty) {
-        if let Some(header) = &header {
-            errors.at(
-                header,
-                "`header` belongs on an argument, not a Resolve parameter",
-            );
-        }
-        if let Some(ArgDefault::Trait | ArgDefault::Expr(_)) = default {
-            errors.at(
-                &ty,
-                "a Resolve parameter is asked of the client; it has no default",
-            );
-        }
-        if rename.is_some() {
-            errors.at(
-                &ty,
-                "a Resolve parameter is not an argument: name its input key with `key = \"…\"`",
-            );
-        }
-        if kind == ResolveKind::Sample && ask.is_none() {
-            errors.at(
-                &ty,
-                "a `Sample` parameter needs the request to send: \
-                 `#[mcp(ask = CreateMessageParams::prompt(…, max_tokens))]`",
-            );
-        }
-        if kind == ResolveKind::ListRoots && ask.is_some() {
-            errors.at(&ty, "`ListRoots` asks nothing to configure; remove `ask`");
-        }
-        let key = key.map(|k| k.value()).unwrap_or_else(|| {
-            let text = ident.to_string();
-            text.strip_prefix("r#").unwrap_or(&text).to_owned()
-        });
-        ParamKind::Resolve { kind, ask, key }
-    } else {
-        if let Some(ask) = &ask {
-            errors.at(
-                ask,
-                "`ask` belongs on a Resolve parameter (`Elicit<T>`, `Elicited<T>`, `Sample`)",
-            );
-        }
-        if let Some(key) = &key {
-            errors.at(
-                key,
-                "`key` belongs on a Resolve parameter; rename an argument with `rename`",
-            );
-        }
-        let ident_text = ident.to_string();
-        let wire_name = rename.unwrap_or_else(|| {
-            ident_text
-                .strip_prefix("r#")
-                .unwrap_or(&ident_text)
-                .to_owned()
-        });
-        ParamKind::Argument {
-            wire_name,
-            docs,
-            default,
-            header,
-        }
-    };
-    Some(Param { ident, ty, kind })
-}
-
-/// `&[<T as FromAppState>::key, …]` for the shared-state parameters: checked when the server is
-/// built, so a missing `.state(…)` is an error at startup, not on the first call.
-pub fn state_requirements(params: &[Param]) -> proc_macro2::TokenStream {
-    let p = crate::common::paths::private();
-    let keys = params
-        .iter()
-        .filter(|param| matches!(param.kind, ParamKind::State))
-        .map(|param| {
-            let ty = &param.ty;
-            quote::quote_spanned!(syn::spanned::Spanned::span(ty)=> <#ty as #p::FromAppState>::key)
-        });
-    quote::quote!(&[#(#keys),*])
-}
-
-/// The binding of a shared-state parameter from `__mcp_context`.
-pub fn state_binding(param: &Param) -> proc_macro2::TokenStream {
-    let p = crate::common::paths::private();
-    let ident = &param.ident;
-    let ty = &param.ty;
-    quote::quote_spanned! {syn::spanned::Spanned::span(ty)=>
-        let #ident: #ty = match <#ty as #p::FromAppState>::from_state(__mcp_context.app_state()) {
-            ::core::option::Option::Some(value) => value,
-            ::core::option::Option::None => {
-                return ::core::result::Result::Err(#p::McpError::internal(
-                    "a shared state value is missing",
-                ));
-            }
-        };
-    }
+    let kind = resolve_kind(&ty).map_or(ParamKind::Extract, ParamKind::Resolve);
+    Some(Param {
+        ident,
+        ty,
+        docs,
+        attrs,
+        kind,
+    })
 }

@@ -1,12 +1,164 @@
-//! The one place that spells the runtime's path: everything generated goes through it.
+//! The one place that spells the runtime's path: everything generated goes through [`Paths`].
+//!
+//! Generated code roots at `::mcp::__private`, the facade's hidden module that re-exports what
+//! it uses (serde, schemars, the runtime's helper traits). A crate that depends on `mcp` under
+//! another name, or re-exports it, says where it is with `crate = "path"`; then everything roots
+//! at `path::__private`.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
+use syn::{LitStr, Path};
 
-/// `::mcp::__private`, the hidden module of the facade that re-exports what generated code uses.
-pub fn private() -> TokenStream {
-    quote!(::mcp::__private)
+/// Where the runtime is, as the user's crate sees it.
+#[derive(Clone)]
+pub struct Paths {
+    /// `::mcp`, or the path given with `crate = "…"`.
+    root: Path,
 }
 
-/// The same path as a string, for `#[schemars(crate = "…")]`.
-pub const SCHEMARS_CRATE: &str = "::mcp::__private::schemars";
+impl Default for Paths {
+    fn default() -> Self {
+        Self {
+            root: syn::parse_quote!(::mcp),
+        }
+    }
+}
+
+impl Paths {
+    /// The paths for `crate = "…"`: a plain path (`my_deps::mcp`, `::renamed`), spanned at the
+    /// string so it resolves where the user wrote it.
+    pub fn from_crate_attr(lit: &LitStr) -> syn::Result<Self> {
+        let root: Path = lit.parse().map_err(|_| {
+            syn::Error::new(
+                lit.span(),
+                "expected the path the `mcp` crate is reachable at, e.g. `crate = \"my_deps::mcp\"`",
+            )
+        })?;
+        if let Some(segment) = root.segments.iter().find(|s| !s.arguments.is_none()) {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{}` has generic arguments; give the plain path of the `mcp` crate",
+                    segment.ident
+                ),
+            ));
+        }
+        Ok(Self { root })
+    }
+
+    /// `<root>::__private`, the hidden module generated code names everything through.
+    pub fn private(&self) -> TokenStream {
+        let root = &self.root;
+        quote!(#root::__private)
+    }
+
+    /// The same path to schemars as a string, for `#[schemars(crate = "…")]`.
+    pub fn schemars_crate(&self) -> String {
+        let leading = if self.root.leading_colon.is_some() {
+            "::"
+        } else {
+            ""
+        };
+        let segments: Vec<String> = self
+            .root
+            .segments
+            .iter()
+            .map(|s| s.ident.to_token_stream().to_string())
+            .collect();
+        format!("{leading}{}::__private::schemars", segments.join("::"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    /// Every macro's expansion, with `crate = "…"` set, names the runtime only through the
+    /// given path: nothing is left spelled `::mcp`.
+    #[test]
+    fn the_crate_path_reaches_everything_generated() {
+        let expansions = [
+            crate::tool::expand(
+                quote!(crate = "my::facade", read_only),
+                quote! {
+                    async fn provision(
+                        name: String,
+                        #[mcp(default)] replicas: u8,
+                        #[mcp(rename = "zone", header = "Zone")] region: String,
+                        ctx: Context,
+                        #[mcp(ask = format!("{name}?"))] sure: Elicit<Sure>,
+                        #[mcp(ask = request())] summary: Sample,
+                        roots: ListRoots,
+                    ) -> String { String::new() }
+                },
+            ),
+            crate::prompt::expand(
+                quote!(crate = "my::facade"),
+                quote! {
+                    async fn brief(topic: String, #[mcp(rename = "t")] other: String, s: State<X>)
+                        -> String { topic }
+                },
+            ),
+            crate::resource::expand(
+                quote!("db://{table}", crate = "my::facade"),
+                quote!(
+                    async fn rows(table: String, ctx: Context, sure: Elicit<Sure>) -> String {
+                        table
+                    }
+                ),
+            ),
+            crate::resource::expand(
+                quote!("docs://readme", crate = "my::facade"),
+                quote!(
+                    async fn readme(s: State<X>) -> String {
+                        String::new()
+                    }
+                ),
+            ),
+            crate::elicitation::expand(quote! {
+                /// Sure?
+                #[elicitation(crate = "my::facade")]
+                struct Sure { ok: bool, #[elicitation(title = "Tier")] tier: Tier }
+            }),
+            crate::elicitation::expand(quote! {
+                #[elicitation(crate = "my::facade")]
+                enum Tier { Basic }
+            }),
+        ];
+        for expansion in expansions {
+            let text = expansion.to_string();
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(text.contains("my :: facade :: __private"), "{text}");
+            assert!(!text.contains(":: mcp ::"), "{text}");
+            assert!(!text.contains("\"::mcp"), "{text}");
+        }
+    }
+
+    /// The placeholders emitted next to errors use the path too.
+    #[test]
+    fn placeholders_use_the_crate_path() {
+        let text = crate::tool::expand(
+            quote!(crate = "my::facade", nmae = "x"),
+            quote!(
+                async fn ping() -> String {
+                    String::new()
+                }
+            ),
+        )
+        .to_string();
+        assert!(text.contains("compile_error"), "{text}");
+        assert!(
+            text.contains("my :: facade :: __private :: ToolDef"),
+            "{text}"
+        );
+        assert!(!text.contains(":: mcp ::"), "{text}");
+    }
+
+    #[test]
+    fn a_crate_path_with_generics_is_refused() {
+        let lit: syn::LitStr = syn::parse_quote!("my::facade<T>");
+        assert!(super::Paths::from_crate_attr(&lit).is_err());
+        let lit: syn::LitStr = syn::parse_quote!("not a path");
+        assert!(super::Paths::from_crate_attr(&lit).is_err());
+    }
+}

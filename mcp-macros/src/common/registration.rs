@@ -1,14 +1,15 @@
 //! What `#[mcp::tool]`, `#[mcp::prompt]` and `#[mcp::resource]` generate alike: the hidden
-//! twin type `mcp::tools![f]` names, the placeholder registration emitted next to errors, and
-//! the entry and exit of every expansion.
+//! twin type `mcp::tools![f]` names, the placeholder registration emitted next to errors, the
+//! call wrapper and its `Send` checks, and the entry and exit of every expansion.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::ItemFn;
+use syn::spanned::Spanned;
 
 use crate::common::errors::Errors;
-use crate::common::params::{Param, ParamKind, state_binding};
-use crate::common::paths::private;
+use crate::common::params::Param;
+use crate::common::paths::Paths;
 
 /// One kind of registrable function.
 pub struct Kind {
@@ -52,29 +53,33 @@ impl Kind {
     }
 }
 
-/// The annotated item as a function, or the tokens to emit instead (an error, and the item left
-/// as it was).
-pub fn parse_fn(item: TokenStream, kind: &Kind) -> Result<ItemFn, TokenStream> {
-    syn::parse2(item.clone()).map_err(|e| {
-        let message = format!("`#[mcp::{}]` goes on an `async fn`", kind.noun);
-        let error = syn::Error::new(e.span(), message).to_compile_error();
-        quote!(#error #item)
-    })
+/// The annotated item as a function; anything else is reported (and then emitted unchanged by
+/// the caller's fallback).
+pub fn parse_fn(item: TokenStream, kind: &Kind, errors: &mut Errors) -> Option<ItemFn> {
+    match syn::parse2(item) {
+        Ok(item) => Some(item),
+        Err(e) => {
+            let message = format!("`#[mcp::{}]` goes on an `async fn`", kind.noun);
+            errors.at_span(e.span(), message);
+            None
+        }
+    }
 }
 
-/// Every expansion ends here: the generated code, or the errors next to a placeholder so
-/// nothing cascades from a missing item.
+/// Every expansion ends here: the generated code, or the errors next to a fallback (the item
+/// and placeholders) so nothing cascades from a missing item.
 pub fn finish(
-    errors: &Errors,
+    errors: Errors,
     generate: impl FnOnce() -> TokenStream,
     fallback: impl FnOnce() -> TokenStream,
 ) -> TokenStream {
-    if errors.is_empty() {
-        generate()
-    } else {
-        let compile_errors = errors.to_compile_errors();
-        let fallback = fallback();
-        quote!(#compile_errors #fallback)
+    match errors.finish() {
+        Ok(()) => generate(),
+        Err(error) => {
+            let compile_errors = error.to_compile_error();
+            let fallback = fallback();
+            quote!(#compile_errors #fallback)
+        }
     }
 }
 
@@ -95,12 +100,13 @@ pub fn twin(item: &ItemFn, kind: &Kind, label: &str) -> TokenStream {
 }
 
 /// For a function with errors: the function and its twin with a registration that never runs
-/// (the crate does not compile). A method gets neither: items cannot be declared in an `impl`.
-pub fn fallback(item: &ItemFn, kind: &Kind, label: &str) -> TokenStream {
+/// (the crate does not compile), so `mcp::tools![f]` still resolves and reports nothing more.
+/// A method gets neither: items cannot be declared in an `impl`.
+pub fn fallback(item: &ItemFn, kind: &Kind, label: &str, paths: &Paths) -> TokenStream {
     if item.sig.receiver().is_some() {
         return quote!(#item);
     }
-    let p = private();
+    let p = paths.private();
     let ident = &item.sig.ident;
     let twin = twin(item, kind, label);
     let (def, entry) = kind.def_path();
@@ -115,54 +121,158 @@ pub fn fallback(item: &ItemFn, kind: &Kind, label: &str) -> TokenStream {
     }
 }
 
-/// The body of a handler wrapper, the same for every kind: attach the round when the function
-/// reads it or asks, run `prelude`, bind every parameter (each argument with `argument`; the
-/// context and shared state alike for all kinds), resolve what must be asked, call the function
-/// and convert what it returns (`outcome`, with `__mcp_returned` in scope). Spanned at the
-/// function's name, so a future that is not `Send` is reported there.
-pub fn call_body(
-    item: &ItemFn,
-    params: &[Param],
-    prelude: TokenStream,
-    argument: impl Fn(&Param) -> TokenStream,
-    resolution: Option<TokenStream>,
-    outcome: TokenStream,
-) -> TokenStream {
-    let takes_context = params.iter().any(|p| matches!(p.kind, ParamKind::Context));
-    let round = attach_round(takes_context || resolution.is_some());
-    let bindings = params.iter().map(|param| match &param.kind {
-        ParamKind::Argument { .. } => argument(param),
-        // A cheap handle clone: the context stays usable for later bindings.
-        ParamKind::Context => {
-            let ident = &param.ident;
-            quote!(let #ident = ::core::clone::Clone::clone(&__mcp_context);)
+/// When the wrapper attaches the round's answers and state to the context (an `Arc` per call,
+/// so only for functions that read them or ask).
+pub enum Round {
+    Never,
+    Always,
+    /// When this constant expression (over the parameters' types) is true.
+    If(TokenStream),
+}
+
+impl Round {
+    /// `Round::If(a || b || …)` over `conditions`, `Never` when there are none.
+    pub fn any(conditions: Vec<TokenStream>) -> Self {
+        if conditions.is_empty() {
+            Round::Never
+        } else {
+            Round::If(quote!(#(#conditions)||*))
         }
-        ParamKind::State => state_binding(param),
-        // Filled by the resolution block.
-        ParamKind::Resolve { .. } => quote!(),
-    });
-    let ident = &item.sig.ident;
-    let call_args = params.iter().map(|param| &param.ident);
-    quote_spanned! {ident.span()=>
-        ::std::boxed::Box::pin(async move {
-            #round
-            #prelude
-            #(#bindings)*
-            #resolution
-            let __mcp_returned = #ident(#(#call_args),*).await;
-            #outcome
-        })
     }
 }
 
-/// Attaches the round's answers and state to the context, for functions that read them or ask.
-fn attach_round(needed: bool) -> Option<TokenStream> {
-    needed.then(|| {
+/// A handler wrapper: `fn __mcp_call(inputs) -> BoxFuture<output>` boxing `async fn __mcp_run`,
+/// whose body attaches the round, runs `prelude`, binds every parameter (`bindings`, one per
+/// parameter; Resolve ones are empty and filled by `resolution`), calls the function and converts
+/// what it returns (`outcome`, with `__mcp_returned` in scope).
+pub struct Handler<'a> {
+    pub item: &'a ItemFn,
+    pub params: &'a [Param],
+    pub paths: &'a Paths,
+    /// The wrapper's parameters after the context: `(name, type)`.
+    pub inputs: Vec<(Ident, TokenStream)>,
+    /// What the wrapper's future yields.
+    pub output: TokenStream,
+    pub round: Round,
+    pub prelude: TokenStream,
+    pub bindings: Vec<TokenStream>,
+    pub resolution: Option<TokenStream>,
+    pub outcome: TokenStream,
+}
+
+impl Handler<'_> {
+    pub fn generate(self) -> TokenStream {
+        let p = self.paths.private();
+        let ident = &self.item.sig.ident;
+        let input_names: Vec<&Ident> = self.inputs.iter().map(|(name, _)| name).collect();
+        let inputs = self.inputs.iter().map(|(name, ty)| quote!(#name: #ty));
+        let inputs = quote!(__mcp_context: #p::Context, #(#inputs),*);
+        let output = &self.output;
+        let round = attach_round(&self.round);
+        let prelude = &self.prelude;
+        let bindings = &self.bindings;
+        let resolution = &self.resolution;
+        let outcome = &self.outcome;
+        let call_args = self.params.iter().map(|param| &param.ident);
+        let send_checks = send_checks(self.item, self.params, input_names.len() + 1, self.paths);
         quote! {
-            let __mcp_context = __mcp_context.with_round(
-                __mcp_params.input_responses,
-                __mcp_params.request_state,
-            );
+            fn __mcp_call(#inputs) -> #p::BoxFuture<#output> {
+                let __mcp_future = __mcp_run(__mcp_context, #(#input_names),*);
+                // `__mcp_run`'s future is boxed as it is when it is `Send`; when it is not, the
+                // checks below report why at the user's tokens, and this still compiles so that
+                // is the only error.
+                #[allow(unused_imports)]
+                use #p::{BoxNotSend as _, BoxSend as _};
+                (&&#p::SendProbe::of(&__mcp_future)).boxed(__mcp_future)
+            }
+
+            #[allow(clippy::let_unit_value)]
+            async fn __mcp_run(#inputs) -> #output {
+                // Named before the parameters are bound, which may shadow it (`fn team(team: …)`).
+                let __mcp_function = #ident;
+                #round
+                #prelude
+                #(#bindings)*
+                #resolution
+                let __mcp_returned = __mcp_function(#(#call_args),*).await;
+                #outcome
+            }
+
+            #send_checks
         }
-    })
+    }
+}
+
+/// Attaches the round's answers and state to the context, as `round` says (a condition is a
+/// constant, so the branch folds away).
+fn attach_round(round: &Round) -> TokenStream {
+    let attach = quote! {
+        __mcp_context.with_round(__mcp_params.input_responses, __mcp_params.request_state)
+    };
+    match round {
+        Round::Never => quote!(),
+        Round::Always => quote!(let __mcp_context = #attach;),
+        Round::If(condition) => quote! {
+            #[allow(clippy::overly_complex_bool_expr, clippy::nonminimal_bool)]
+            let __mcp_context = if #condition { #attach } else { __mcp_context };
+        },
+    }
+}
+
+/// One generated check per concern, never called, each reporting at the user's tokens why a
+/// call's future would not be `Send` (which the server needs, to run calls on any thread): a
+/// parameter type that is not `Send`; else the function's own future (a value held across an
+/// `.await`); else, as a backstop, the wrapper's. A later check runs only when the earlier ones
+/// hold (`SendGate`), so one cause is one error. `wrapper_inputs` is how many parameters
+/// `__mcp_run` takes.
+fn send_checks(
+    item: &ItemFn,
+    params: &[Param],
+    wrapper_inputs: usize,
+    paths: &Paths,
+) -> TokenStream {
+    let p = paths.private();
+    let ident = &item.sig.ident;
+    let types: Vec<&syn::Type> = params.iter().map(|param| &param.ty).collect();
+    let each_param = types.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            {
+                fn parameter_must_be_send<T: ::core::marker::Send>() {}
+                parameter_must_be_send::<#ty>();
+            }
+        }
+    });
+    let diverge = |n: usize| (0..n).map(|_| quote!(::core::panic!()));
+    let user_args = diverge(params.len());
+    let wrapper_args = diverge(wrapper_inputs);
+    quote_spanned! {ident.span()=>
+        #[allow(dead_code, unreachable_code, unused_variables, clippy::diverging_sub_expression)]
+        fn __mcp_check_send() {
+            #[allow(unused_imports)]
+            use #p::{FutureMustBeSend as _, SendCheckSkipped as _};
+            #(#each_param)*
+            let __mcp_future = #ident(#(#user_args),*);
+            (&&#p::SendGate::<(#(#types,)*)>::new()).future_must_be_send(&__mcp_future);
+            let __mcp_wrapper = __mcp_run(#(#wrapper_args),*);
+            (&&#p::SendGate::<(#(#types,)*)>::after(&__mcp_future))
+                .future_must_be_send(&__mcp_wrapper);
+        }
+    }
+}
+
+/// The `&'static [fn() -> StateKey]` of a function's shared-state parameters, from one
+/// `Option<fn() -> StateKey>` per parameter (`None` for those that need none): checked when the
+/// server is built, so a missing `.state(…)` is an error at startup, not on the first call.
+pub fn state_requirements(states: Vec<TokenStream>, paths: &Paths) -> (TokenStream, TokenStream) {
+    let p = paths.private();
+    if states.is_empty() {
+        return (quote!(), quote!(&[]));
+    }
+    let n = states.len();
+    let items = quote! {
+        const __MCP_STATES: [::core::option::Option<fn() -> #p::StateKey>; #n] = [#(#states),*];
+        const __MCP_REQUIRES: [fn() -> #p::StateKey; #p::count_some(&__MCP_STATES)] =
+            #p::compact(&__MCP_STATES, #p::StateKey::of::<()>);
+    };
+    (items, quote!(&__MCP_REQUIRES))
 }

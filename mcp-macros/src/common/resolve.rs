@@ -3,7 +3,8 @@
 //! A parameter's `ask` expression may use other parameters by name (arguments, the context,
 //! other Resolve parameters). Those it names among the Resolve parameters are its
 //! dependencies: it is asked in the round after they are all answered, and every question whose
-//! dependencies are known goes out in the same round. A cycle is a compile error.
+//! dependencies are known goes out in the same round. A cycle is a compile error (reported by
+//! the checks from [`Plan::stuck`]).
 
 use std::collections::BTreeSet;
 
@@ -11,32 +12,36 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::common::errors::Errors;
 use crate::common::params::{Param, ParamKind};
-use crate::common::paths::private;
+use crate::common::paths::Paths;
 use crate::common::types::ResolveKind;
 
 /// The Resolve parameters in an order where each comes after its dependencies, with those
 /// dependencies (as indices into the parameter list).
+#[derive(Default)]
 pub struct Plan {
     pub steps: Vec<(usize, Vec<usize>)>,
+    /// Parameters that can never be asked (a cycle), with what each waits for.
+    pub stuck: Vec<(usize, Vec<usize>)>,
 }
 
-/// Orders the Resolve parameters of `params`; reports cycles.
-pub fn plan(params: &[Param], errors: &mut Errors) -> Plan {
+/// Orders the Resolve parameters of `params`.
+pub fn plan(params: &[Param]) -> Plan {
     let resolve: Vec<usize> = params
         .iter()
         .enumerate()
-        .filter(|(_, p)| matches!(p.kind, ParamKind::Resolve { .. }))
+        .filter(|(_, p)| p.is_resolve())
         .map(|(i, _)| i)
         .collect();
     let deps: Vec<(usize, Vec<usize>)> = resolve
         .iter()
         .map(|&i| {
-            let named = match &params[i].kind {
-                ParamKind::Resolve { ask: Some(ask), .. } => names_used(ask.to_token_stream()),
-                _ => BTreeSet::new(),
-            };
+            let named = params[i]
+                .attrs
+                .ask
+                .get()
+                .map(|ask| names_used(ask.to_token_stream()))
+                .unwrap_or_default();
             let on: Vec<usize> = resolve
                 .iter()
                 .copied()
@@ -53,32 +58,19 @@ pub fn plan(params: &[Param], errors: &mut Errors) -> Plan {
             .into_iter()
             .partition(|(_, on)| on.iter().all(|d| placed.contains(d)));
         if ready.is_empty() {
-            for (i, on) in &waiting {
-                let names: Vec<String> = on
-                    .iter()
-                    .map(|&d| format!("`{}`", params[d].ident))
-                    .collect();
-                let at: &dyn ToTokens = match &params[*i].kind {
-                    ParamKind::Resolve { ask: Some(ask), .. } => ask,
-                    _ => &params[*i].ident,
-                };
-                errors.at(
-                    at,
-                    format!(
-                        "`{}` cannot be asked: its question depends, directly or through others, \
-                         on itself (it uses {})",
-                        params[*i].ident,
-                        names.join(", ")
-                    ),
-                );
-            }
-            break;
+            return Plan {
+                steps,
+                stuck: waiting,
+            };
         }
         placed.extend(ready.iter().map(|(i, _)| *i));
         steps.extend(ready);
         pending = waiting;
     }
-    Plan { steps }
+    Plan {
+        steps,
+        stuck: Vec::new(),
+    }
 }
 
 /// Every identifier in `tokens`, including `{name}` captures inside string literals (format
@@ -115,31 +107,34 @@ fn names_used(tokens: TokenStream) -> BTreeSet<String> {
     names
 }
 
-/// Code that fills every Resolve parameter or stops the call: it expects `__mcp_context` (with
-/// the round attached) in scope, and the arguments and context parameters already bound. On a
-/// `Halt`, it returns `halt` with `__mcp_halt` in scope; when a 2026-07-28 round has questions,
-/// it returns `ask` with `__mcp_rounds` in scope.
-fn resolution(
+/// Code that fills every Resolve parameter or stops the call; `None` for a function without
+/// Resolve parameters. It expects `__mcp_context` (with the round attached) in scope, and the
+/// other parameters already bound. On a `Halt`, it returns `halt` with `__mcp_halt` in scope;
+/// when a 2026-07-28 round has questions, it returns them as an `InputRequiredResult`.
+pub fn resolution(
     params: &[Param],
     plan: &Plan,
     subject: &str,
     halt: &TokenStream,
-    ask: &TokenStream,
-) -> TokenStream {
-    let p = private();
+    paths: &Paths,
+) -> Option<TokenStream> {
+    if plan.steps.is_empty() {
+        return None;
+    }
+    let p = paths.private();
+    let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
+        __mcp_rounds.finish()
+    )));
     let mut steps = Vec::new();
     for (index, on) in &plan.steps {
         let param = &params[*index];
-        let ParamKind::Resolve {
-            kind,
-            ask: question,
-            key,
-        } = &param.kind
-        else {
+        let ParamKind::Resolve(kind) = param.kind else {
             continue;
         };
         let ident = &param.ident;
         let ty = &param.ty;
+        let key = param.resolve_key();
+        let question = param.attrs.ask.get();
         let call = match kind {
             ResolveKind::Elicit | ResolveKind::Elicited => {
                 let message = match question {
@@ -151,7 +146,7 @@ fn resolution(
                 quote_spanned!(ty.span()=> __mcp_rounds.elicit::<#ty>(#key, #message))
             }
             ResolveKind::Sample => {
-                let request = question.as_ref().map(|e| quote!(#e)).unwrap_or_default();
+                let request = question.map(|e| quote!(#e)).unwrap_or_default();
                 quote!(__mcp_rounds.sample(#key, #request))
             }
             ResolveKind::ListRoots => quote!(__mcp_rounds.list_roots(#key)),
@@ -179,7 +174,7 @@ fn resolution(
     let resolved: Vec<&Ident> = plan.steps.iter().map(|(i, _)| &params[*i].ident).collect();
     // A 2026-07-28 round returns its questions; a 2025-11-25 session asks them over the
     // back-channel and goes round again in the same call.
-    quote! {
+    Some(quote! {
         let mut __mcp_rounds = #p::Rounds::open(&__mcp_context, #subject);
         let (#(#resolved,)*) = loop {
             #(#steps)*
@@ -195,37 +190,5 @@ fn resolution(
                 }
             }
         };
-    }
-}
-
-/// The resolution block and its compile-time guard for a function with Resolve parameters;
-/// `None` for one without. `outcome` names the return-conversion trait (`IntoToolOutcome`, …)
-/// whose `CAN_ASK` the guard checks on the real return type, so aliases are seen through;
-/// `halt` is what the function returns when an answer is unusable.
-pub fn resolving(
-    params: &[Param],
-    plan: &Plan,
-    subject: &str,
-    ret: &syn::Type,
-    outcome: &str,
-    halt: &TokenStream,
-) -> Option<(TokenStream, TokenStream)> {
-    if plan.steps.is_empty() {
-        return None;
-    }
-    let p = private();
-    let ask = quote!(::core::result::Result::Ok(#p::Outcome::InputRequired(
-        __mcp_rounds.finish()
-    )));
-    let block = resolution(params, plan, subject, halt, &ask);
-    let outcome = proc_macro2::Ident::new(outcome, proc_macro2::Span::call_site());
-    let guard = quote_spanned! {ret.span()=>
-        const _: () = ::core::assert!(
-            !<#ret as #p::#outcome>::CAN_ASK,
-            "a function whose Resolve parameters ask the client must not also return \
-             InputRequiredResult: the runtime asks for the parameters; remove the \
-             InputRequiredResult from the return type",
-        );
-    };
-    Some((block, guard))
+    })
 }

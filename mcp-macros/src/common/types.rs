@@ -1,8 +1,11 @@
-//! Recognising the parameter and return types the macros treat specially.
+//! Recognising, by their syntax, the types whose handling the macro itself writes: Resolve
+//! parameters (their questions and order are generated code) and return types that name
+//! `InputRequiredResult` (for an error that points at both places).
 //!
-//! Recognition is by the last path segment, so `mcp::Context` and a `use`d `Context` both
-//! work. A type alias hides a type from this pass; where that matters the generated code adds a
-//! trait-level check that sees through aliases.
+//! Recognition is by the last path segment, so `mcp::Elicit<T>` and a `use`d `Elicit<T>` both
+//! work. A type alias hides a type from this pass; where that matters the generated code routes
+//! the type through a trait that sees through aliases. The request context and shared state are
+//! not recognised here at all: their types' traits decide, in the generated code.
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -28,20 +31,6 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
         Type::Paren(p) => last_segment(&p.elem),
         _ => None,
     }
-}
-
-/// `Context` (or `RequestContext`), the request's context.
-pub fn is_context(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| {
-        (s.ident == "Context" || s.ident == "RequestContext") && s.arguments.is_none()
-    })
-}
-
-/// `State<T>`: shared application state.
-pub fn is_state(ty: &Type) -> bool {
-    last_segment(ty).is_some_and(|s| {
-        s.ident == "State" && matches!(s.arguments, PathArguments::AngleBracketed(_))
-    })
 }
 
 /// `Elicit<T>`, `Elicited<T>`, `Sample` or `ListRoots`.

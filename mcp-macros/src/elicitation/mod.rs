@@ -1,6 +1,7 @@
-//! `#[derive(mcp::Elicitation)]`: parse → check → generate. On a struct, a form; on a fieldless
-//! enum, a choice that forms can use as a field.
+//! `#[derive(mcp::Elicitation)]`: parse → model → check → generate. On a struct, a form; on a
+//! fieldless enum, a choice that forms can use as a field.
 
+mod check;
 mod generate;
 mod model;
 mod parse;
@@ -9,16 +10,22 @@ mod rename;
 use proc_macro2::TokenStream;
 
 use crate::common::errors::Errors;
+use crate::common::registration::finish;
 
 pub fn expand(input: TokenStream) -> TokenStream {
+    let mut errors = Errors::new();
     let input: syn::DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => {
+            errors.push(e);
+            return finish(errors, TokenStream::new, TokenStream::new);
+        }
     };
-    let mut errors = Errors::default();
     let model = parse::parse(&input, &mut errors);
-    match model {
-        Some(model) if errors.is_empty() => generate::generate(&model),
-        _ => errors.to_compile_errors(),
-    }
+    check::check(&model, &mut errors);
+    finish(
+        errors,
+        || generate::generate(&model),
+        || generate::fallback(&model),
+    )
 }

@@ -1,35 +1,50 @@
-//! From the derive input to a [`Model`], with every mistake reported at its tokens.
+//! From the derive input to an [`Elicitation`] model: what is written, with syntax mistakes (an
+//! unknown key, a key given twice, a value of the wrong kind, a shape that is no form or choice)
+//! reported at their tokens.
 
+use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Data, DeriveInput, Fields, Lit, LitStr};
 
-use crate::common::attrs::{string, unknown_key};
+use crate::common::attrs::{Slot, crate_path, string, unknown_key};
 use crate::common::docs::Docs;
 use crate::common::errors::Errors;
+use crate::common::paths::Paths;
 
-use super::model::{Choice, Field, Form, Model, Variant};
+use super::model::{Body, Choice, Elicitation, Field, Form, Variant};
 use super::rename;
 
-const FORM_KEYS: &[&str] = &["message"];
+const FORM_KEYS: &[&str] = &["message", "crate"];
+const CHOICE_KEYS: &[&str] = &["crate"];
 const FIELD_KEYS: &[&str] = &["title", "default", "format"];
 const VARIANT_KEYS: &[&str] = &["title"];
-const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 
-pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
-    if !input.generics.params.is_empty() {
-        errors.at(
-            &input.generics,
-            "an elicitation type cannot be generic: its schema is fixed when it is compiled",
-        );
-    }
-    match &input.data {
+pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Elicitation {
+    let mut paths = Slot::<Paths>::default();
+    let mut message = Slot::<String>::default();
+    let container_keys = match &input.data {
+        Data::Struct(_) => FORM_KEYS,
+        _ => CHOICE_KEYS,
+    };
+    each_key(&input.attrs, errors, |meta, errors| {
+        if crate_path(meta, &mut paths, errors)? {
+            Ok(())
+        } else if meta.path.is_ident("message") && container_keys.contains(&"message") {
+            let lit = string(meta)?;
+            message.set(meta, lit.value(), errors);
+            Ok(())
+        } else {
+            Err(unknown_key(meta, container_keys))
+        }
+    });
+    let body = match &input.data {
         Data::Struct(data) => match &data.fields {
-            Fields::Named(named) => Some(Model::Form(form(input, named, errors))),
+            Fields::Named(named) => Body::Form(form(input, message, named, errors)),
             other => {
                 errors.at(
                     other,
                     "an elicitation form needs named fields: each field is one question of the form",
                 );
-                None
+                Body::Other
             }
         },
         Data::Enum(data) => {
@@ -37,84 +52,81 @@ pub fn parse(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             let variants = data
                 .variants
                 .iter()
-                .filter_map(|v| {
-                    if !matches!(v.fields, Fields::Unit) {
-                        errors.at(
-                            &v.fields,
-                            "a choice has no data: use a fieldless enum (each variant is one option)",
-                        );
-                        return None;
-                    }
-                    let mut title = None;
-                    for attr in v.attrs.iter().filter(|a| a.path().is_ident("elicitation")) {
-                        let result = attr.parse_nested_meta(|meta| {
-                            if meta.path.is_ident("title") {
-                                title = Some(string(&meta)?.value());
-                                Ok(())
-                            } else {
-                                Err(unknown_key(&meta, VARIANT_KEYS))
-                            }
-                        });
-                        if let Err(e) = result {
-                            errors.push(e);
+                .map(|v| {
+                    let mut title = Slot::<String>::default();
+                    each_key(&v.attrs, errors, |meta, errors| {
+                        if meta.path.is_ident("title") {
+                            let lit = string(meta)?;
+                            title.set(meta, lit.value(), errors);
+                            Ok(())
+                        } else {
+                            Err(unknown_key(meta, VARIANT_KEYS))
                         }
-                    }
-                    let title = title.or_else(|| match Docs::from_attrs(&v.attrs) {
-                        Docs::Text(text) if !text.is_empty() => Some(text),
-                        _ => None,
                     });
+                    let title = title
+                        .into_inner()
+                        .or_else(|| match Docs::from_attrs(&v.attrs) {
+                            Docs::Text(text) if !text.is_empty() => Some(text),
+                            _ => None,
+                        });
                     let name = v.ident.to_string();
-                    let value = serde_rename(&v.attrs, errors)
-                        .or_else(|| rule.as_deref().and_then(|r| rename::variant(&name, r)))
-                        .unwrap_or(name);
-                    Some(Variant { value, title })
+                    let (value, value_span) = match serde_rename(&v.attrs, errors) {
+                        Some(lit) => (lit.value(), lit.span()),
+                        None => (
+                            rule.as_deref()
+                                .and_then(|r| rename::variant(&name, r))
+                                .unwrap_or(name),
+                            v.ident.span(),
+                        ),
+                    };
+                    Variant {
+                        ident: v.ident.clone(),
+                        value,
+                        value_span,
+                        title,
+                        fields: v.fields.clone(),
+                    }
                 })
-                .collect::<Vec<_>>();
-            if data.variants.is_empty() {
-                errors.at(&input.ident, "a choice needs at least one variant");
-            }
-            Some(Model::Choice(Choice {
-                ident: input.ident.clone(),
-                variants,
-            }))
+                .collect();
+            Body::Choice(Choice { variants })
         }
         Data::Union(data) => {
             errors.at(data.union_token, "a union cannot be an elicitation form");
-            None
+            Body::Other
         }
+    };
+    Elicitation {
+        ident: input.ident.clone(),
+        generics: input.generics.clone(),
+        paths: paths.into_inner().unwrap_or_default(),
+        body,
     }
 }
 
-fn form(input: &DeriveInput, named: &syn::FieldsNamed, errors: &mut Errors) -> Form {
-    let mut message = None;
-    for attr in input
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("elicitation"))
-    {
-        let result = attr.parse_nested_meta(|meta| {
-            if meta.path.is_ident("message") {
-                message = Some(string(&meta)?.value());
-                Ok(())
-            } else {
-                Err(unknown_key(&meta, FORM_KEYS))
-            }
-        });
+/// Runs `key` on every key of every `#[elicitation(…)]` among `attrs`.
+fn each_key(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+    mut key: impl FnMut(&ParseNestedMeta<'_>, &mut Errors) -> syn::Result<()>,
+) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("elicitation")) {
+        let result = attr.parse_nested_meta(|meta| key(&meta, errors));
         if let Err(e) = result {
             errors.push(e);
         }
     }
-    let message = match message {
+}
+
+fn form(
+    input: &DeriveInput,
+    message: Slot<String>,
+    named: &syn::FieldsNamed,
+    errors: &mut Errors,
+) -> Form {
+    let message = match message.into_inner() {
         Some(text) => Docs::Text(text),
         None => Docs::from_attrs(&input.attrs),
     };
-    if matches!(&message, Docs::None) || matches!(&message, Docs::Text(t) if t.is_empty()) {
-        errors.at(
-            &input.ident,
-            "the form needs a question: write it as the struct's doc comment, or as \
-             `#[elicitation(message = \"…\")]`",
-        );
-    }
     let rule = serde_rename_all(&input.attrs, errors);
     let fields = named
         .named
@@ -123,56 +135,51 @@ fn form(input: &DeriveInput, named: &syn::FieldsNamed, errors: &mut Errors) -> F
             let ident = f.ident.as_ref()?;
             let raw = ident.to_string();
             let raw = raw.strip_prefix("r#").unwrap_or(&raw).to_owned();
-            let name = serde_rename(&f.attrs, errors)
-                .or_else(|| rule.as_deref().and_then(|r| rename::field(&raw, r)))
-                .unwrap_or(raw);
-            let mut title = None;
-            let mut default = None;
-            let mut format = None;
-            for attr in f.attrs.iter().filter(|a| a.path().is_ident("elicitation")) {
-                let result = attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("title") {
-                        title = Some(string(&meta)?.value());
-                    } else if meta.path.is_ident("default") {
-                        default = Some(meta.value()?.parse::<Lit>()?);
-                    } else if meta.path.is_ident("format") {
-                        let lit = string(&meta)?;
-                        if !FORMATS.contains(&lit.value().as_str()) {
-                            return Err(syn::Error::new(
-                                lit.span(),
-                                format!("unknown format; expected one of: {}", FORMATS.join(", ")),
-                            ));
-                        }
-                        format = Some(lit.value());
-                    } else {
-                        return Err(unknown_key(&meta, FIELD_KEYS));
-                    }
-                    Ok(())
-                });
-                if let Err(e) = result {
-                    errors.push(e);
+            let (name, name_span) = match serde_rename(&f.attrs, errors) {
+                Some(lit) => (lit.value(), lit.span()),
+                None => (
+                    rule.as_deref()
+                        .and_then(|r| rename::field(&raw, r))
+                        .unwrap_or(raw),
+                    ident.span(),
+                ),
+            };
+            let mut title = Slot::<String>::default();
+            let mut default = Slot::<Lit>::default();
+            let mut format = Slot::<LitStr>::default();
+            each_key(&f.attrs, errors, |meta, errors| {
+                if meta.path.is_ident("title") {
+                    let lit = string(meta)?;
+                    title.set(meta, lit.value(), errors);
+                } else if meta.path.is_ident("default") {
+                    let lit = meta.value()?.parse::<Lit>()?;
+                    default.set(meta, lit, errors);
+                } else if meta.path.is_ident("format") {
+                    let lit = string(meta)?;
+                    format.set(meta, lit, errors);
+                } else {
+                    return Err(unknown_key(meta, FIELD_KEYS));
                 }
-            }
+                Ok(())
+            });
             Some(Field {
+                ident: ident.clone(),
                 name,
+                name_span,
                 ty: f.ty.clone(),
-                title,
+                title: title.into_inner(),
                 description: Docs::from_attrs(&f.attrs),
-                default,
-                format,
+                default: default.into_inner(),
+                format: format.into_inner(),
             })
         })
         .collect();
-    Form {
-        ident: input.ident.clone(),
-        message,
-        fields,
-    }
+    Form { message, fields }
 }
 
 /// `#[serde(rename = "…")]` among `attrs`.
-fn serde_rename(attrs: &[Attribute], errors: &mut Errors) -> Option<String> {
-    serde_key(attrs, "rename", errors).map(|lit| lit.value())
+fn serde_rename(attrs: &[Attribute], errors: &mut Errors) -> Option<LitStr> {
+    serde_key(attrs, "rename", errors)
 }
 
 /// `#[serde(rename_all = "…")]` among `attrs`. serde itself reports a rule it does not know.
@@ -184,7 +191,7 @@ fn serde_rename_all(attrs: &[Attribute], errors: &mut Errors) -> Option<String> 
 fn serde_key(attrs: &[Attribute], key: &str, errors: &mut Errors) -> Option<LitStr> {
     let mut found = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        // Other serde keys are serde's business; only read the one asked for.
+        // Other serde keys, and a key given twice, are serde's business: it reports them.
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident(key) && meta.input.peek(syn::Token![=]) {
                 found = Some(string(&meta)?);

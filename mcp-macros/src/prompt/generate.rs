@@ -1,20 +1,21 @@
 //! Code for a checked [`PromptFn`]: the function as written, its hidden twin type, and the
-//! twin's registration.
+//! twin's registration. Each parameter that is not a Resolve parameter goes through its type's
+//! `PromptParam` (an argument, the request context, shared state); a renamed one must be an
+//! argument and goes through `PromptArgumentType`.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::docs::Docs;
-use crate::common::params::{ParamKind, state_requirements};
-use crate::common::paths::private;
-use crate::common::registration::{self, PROMPT};
-use crate::common::resolve::{Plan, resolving};
+use crate::common::params::{Param, ParamKind};
+use crate::common::registration::{self, Handler, PROMPT, Round, state_requirements};
+use crate::common::resolve::resolution;
 
 use super::model::PromptFn;
 
-pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
-    let p = private();
+pub fn generate(prompt: &PromptFn) -> TokenStream {
+    let p = prompt.paths.private();
     let item = &prompt.item;
     let ident = &item.sig.ident;
     let twin = registration::twin(&prompt.item, &PROMPT, &prompt.name.0);
@@ -25,66 +26,127 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
     };
     let description = prompt.description.to_option_tokens();
     let ret = &prompt.ret;
-    let arguments = prompt.params.iter().filter_map(|param| {
-        let ParamKind::Argument {
-            wire_name, docs, ..
-        } = &param.kind
-        else {
-            return None;
-        };
+    let extract: Vec<&Param> = prompt
+        .params
+        .iter()
+        .filter(|param| param.kind == ParamKind::Extract)
+        .collect();
+    let arguments = extract.iter().map(|param| {
         let ty = &param.ty;
-        let docs = Docs::from_attrs(docs).to_option_tokens();
-        Some(quote_spanned! {ty.span()=>
-            #p::PromptArgumentInfo {
-                name: #wire_name,
-                description: #docs,
-                required: <#ty as #p::PromptArgumentType>::REQUIRED,
+        let wire_name = param.wire_name();
+        let docs = Docs::from_attrs(&param.docs).to_option_tokens();
+        let info = |required: TokenStream| {
+            quote! {
+                ::core::option::Option::Some(#p::PromptArgumentInfo {
+                    name: #wire_name,
+                    description: #docs,
+                    required: #required,
+                })
+            }
+        };
+        if param.attrs.marks_argument() {
+            info(quote_spanned!(ty.span()=> <#ty as #p::PromptArgumentType>::REQUIRED))
+        } else {
+            let listed = info(quote!(required));
+            let argument = via_param(prompt, param, quote!(ARGUMENT));
+            quote! {
+                match #argument {
+                    ::core::option::Option::Some(required) => #listed,
+                    ::core::option::Option::None => ::core::option::Option::None,
+                }
+            }
+        }
+    });
+    let count = extract.len();
+    let states = extract
+        .iter()
+        .map(|param| {
+            if param.attrs.marks_argument() {
+                quote!(::core::option::Option::None)
+            } else {
+                via_param(prompt, param, quote!(STATE))
             }
         })
-    });
+        .collect();
+    let (state_items, requires) = state_requirements(states, &prompt.paths);
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("prompt `{}`", prompt.name.0);
-    let resolving = resolving(
-        &prompt.params,
-        plan,
-        &subject,
-        ret,
-        "IntoPromptOutcome",
-        &halt,
-    );
-    let (resolution, ask_guard) = resolving.unzip();
-    let requires = state_requirements(&prompt.params);
+    let resolution = resolution(&prompt.params, &prompt.plan, &subject, &halt, &prompt.paths);
+    let returns = if resolution.is_some() {
+        quote_spanned!(ret.span()=> #p::ResolvedPromptReturn)
+    } else {
+        quote_spanned!(ret.span()=> #p::IntoPromptOutcome)
+    };
     let into_outcome = quote_spanned!(ret.span()=>
-        <#ret as #p::IntoPromptOutcome>::into_prompt_outcome(__mcp_returned, #name)
+        <#ret as #returns>::into_prompt_outcome(__mcp_returned, #name)
     );
+    let round = if resolution.is_some() {
+        Round::Always
+    } else {
+        Round::any(
+            extract
+                .iter()
+                .filter(|param| !param.attrs.marks_argument())
+                .map(|param| via_param(prompt, param, quote!(ROUND)))
+                .collect(),
+        )
+    };
     let prelude = quote! {
         #[allow(unused_mut, unused_variables)]
         let mut __mcp_arguments = __mcp_params.arguments.unwrap_or_default();
     };
-    let call_body = registration::call_body(
-        item,
-        &prompt.params,
-        prelude,
-        |param| {
-            let (ident, ty) = (&param.ident, &param.ty);
-            let ParamKind::Argument { wire_name, .. } = &param.kind else {
+    let bindings = prompt
+        .params
+        .iter()
+        .map(|param| {
+            if param.kind != ParamKind::Extract {
                 return quote!();
-            };
-            quote_spanned! {ty.span()=>
-                let #ident: #ty = <#ty as #p::PromptArgumentType>::take(
-                    &mut __mcp_arguments, #name, #wire_name,
-                )?;
             }
-        },
+            let (ident, ty) = (&param.ident, &param.ty);
+            let wire_name = param.wire_name();
+            let value = if param.attrs.marks_argument() {
+                quote_spanned! {ty.span()=>
+                    <#ty as #p::PromptArgumentType>::take(&mut __mcp_arguments, #name, #wire_name)
+                }
+            } else {
+                quote_spanned! {ty.span()=>
+                    <#ty as #p::PromptParam>::from_call(
+                        &__mcp_context, &mut __mcp_arguments, #name, #wire_name,
+                    )
+                }
+            };
+            quote!(let #ident: #ty = #value?;)
+        })
+        .collect();
+    let handler = Handler {
+        item,
+        params: &prompt.params,
+        paths: &prompt.paths,
+        inputs: vec![(format_ident!("__mcp_params"), quote!(#p::GetPromptParams))],
+        output: quote!(::core::result::Result<#p::Outcome<#p::GetPromptResult>, #p::McpError>),
+        round,
+        prelude,
+        bindings,
         resolution,
-        into_outcome,
-    );
+        outcome: into_outcome,
+    }
+    .generate();
     quote! {
         #item
         #twin
         const _: () = {
-            #ask_guard
-            const __MCP_ARGUMENTS: &[#p::PromptArgumentInfo] = &[#(#arguments),*];
+            const __MCP_ALL_ARGUMENTS: [::core::option::Option<#p::PromptArgumentInfo>; #count] =
+                [#(#arguments),*];
+            const __MCP_ARGUMENTS: [#p::PromptArgumentInfo; #p::count_some(&__MCP_ALL_ARGUMENTS)] =
+                #p::compact(
+                    &__MCP_ALL_ARGUMENTS,
+                    #p::PromptArgumentInfo {
+                        name: "",
+                        description: ::core::option::Option::None,
+                        required: false,
+                    },
+                );
+            #state_items
 
             #[automatically_derived]
             impl #p::PromptDef for #ident {
@@ -94,7 +156,7 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
                             name: #name,
                             title: #title,
                             description: #description,
-                            arguments: __MCP_ARGUMENTS,
+                            arguments: &__MCP_ARGUMENTS,
                             requires: #requires,
                         },
                         __mcp_call,
@@ -102,18 +164,18 @@ pub fn generate(prompt: &PromptFn, plan: &Plan) -> TokenStream {
                 }
             }
 
-            fn __mcp_call(
-                __mcp_context: #p::RequestContext,
-                __mcp_params: #p::GetPromptParams,
-            ) -> #p::BoxFuture<
-                ::core::result::Result<#p::Outcome<#p::GetPromptResult>, #p::McpError>,
-            > {
-                #call_body
-            }
+            #handler
         };
     }
 }
 
 pub fn fallback(prompt: &PromptFn) -> TokenStream {
-    registration::fallback(&prompt.item, &PROMPT, &prompt.name.0)
+    registration::fallback(&prompt.item, &PROMPT, &prompt.name.0, &prompt.paths)
+}
+
+/// `<T as PromptParam>::ITEM`, spanned at the parameter's type.
+fn via_param(prompt: &PromptFn, param: &Param, item: TokenStream) -> TokenStream {
+    let p = prompt.paths.private();
+    let ty = &param.ty;
+    quote_spanned!(ty.span()=> <#ty as #p::PromptParam>::#item)
 }

@@ -1,10 +1,12 @@
-//! A prompt function as the generator sees it.
+//! A prompt function as the checks and the generator see it.
 
 use proc_macro2::Span;
 use syn::{ItemFn, Type};
 
 use crate::common::docs::Docs;
 use crate::common::params::Param;
+use crate::common::paths::Paths;
+use crate::common::resolve::Plan;
 
 /// `#[mcp::prompt]` on an `async fn`.
 pub struct PromptFn {
@@ -14,5 +16,9 @@ pub struct PromptFn {
     pub title: Option<String>,
     pub description: Docs,
     pub params: Vec<Param>,
+    /// The order its Resolve parameters are asked in.
+    pub plan: Plan,
     pub ret: Type,
+    /// Where generated code finds the runtime.
+    pub paths: Paths,
 }

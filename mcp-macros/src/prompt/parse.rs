@@ -6,32 +6,34 @@ use syn::parse::Parser;
 use crate::common::attrs::unknown_key;
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
+use crate::common::resolve::plan;
 
 use super::model::PromptFn;
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "crate"];
 const PARAM_KEYS: &[&str] = &["rename", "ask", "key"];
 
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> PromptFn {
     let mut naming = Naming::default();
     let parser = syn::meta::parser(|meta| {
-        naming
-            .accept(&meta)
-            .unwrap_or_else(|| Err(unknown_key(&meta, PROMPT_KEYS)))
+        if naming.accept(&meta, errors)? {
+            Ok(())
+        } else {
+            Err(unknown_key(&meta, PROMPT_KEYS))
+        }
     });
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
-    let name = naming.name_or(&item.sig.ident);
-    let description = naming.description(&item.attrs);
-    let title = naming.title;
     let (params, ret) = signature(&mut item, PARAM_KEYS, errors);
     PromptFn {
-        item,
-        name,
-        title,
-        description,
+        name: naming.name_or(&item.sig.ident),
+        description: naming.description(&item.attrs),
+        title: naming.title.get().cloned(),
+        paths: naming.paths(),
+        plan: plan(&params),
         params,
         ret,
+        item,
     }
 }

@@ -1,19 +1,20 @@
 //! Code for a checked [`ResourceFn`]: the function as written, its hidden twin type, and the
-//! twin's registration.
+//! twin's registration. A parameter named like a template variable is parsed from the URI
+//! (`FromTemplateVar`); any other that is not a Resolve parameter goes through its type's
+//! `ResourceParam` (templates) or `StaticResourceParam` (static URIs).
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::common::params::{ParamKind, state_requirements};
-use crate::common::paths::private;
-use crate::common::registration::{self, RESOURCE};
-use crate::common::resolve::{Plan, resolving};
+use crate::common::params::{Param, ParamKind};
+use crate::common::registration::{self, Handler, RESOURCE, Round, state_requirements};
+use crate::common::resolve::resolution;
 
 use super::model::ResourceFn;
 
-pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
-    let p = private();
+pub fn generate(resource: &ResourceFn) -> TokenStream {
+    let p = resource.paths.private();
     let item = &resource.item;
     let ident = &item.sig.ident;
     let twin = registration::twin(&resource.item, &RESOURCE, &resource.uri.value());
@@ -27,57 +28,99 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
     let mime_type = option(&resource.mime_type);
     let description = resource.description.to_option_tokens();
     let ret = &resource.ret;
+    // The parameters the runtime fills, each through its type's trait.
+    let injected: Vec<&Param> = resource
+        .params
+        .iter()
+        .filter(|param| param.kind == ParamKind::Extract && !resource.is_variable(param))
+        .collect();
+    let states = injected
+        .iter()
+        .map(|param| via_param(resource, param, quote!(STATE)))
+        .collect();
+    let (state_items, requires) = state_requirements(states, &resource.paths);
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("resource {}", resource.uri.value());
-    let resolving = resolving(
+    let resolution = resolution(
         &resource.params,
-        plan,
+        &resource.plan,
         &subject,
-        ret,
-        "IntoResourceOutcome",
         &halt,
+        &resource.paths,
     );
-    let (resolution, ask_guard) = resolving.unzip();
-    // Through the real type, so an alias of `Result<_, InputRequiredResult>` is caught too.
-    let static_guard = resource.is_static().then(|| {
-        quote_spanned! {ret.span()=>
-            const _: () = ::core::assert!(
-                !<#ret as #p::IntoResourceOutcome>::CAN_ASK,
-                "a static resource must not return InputRequiredResult: only resource \
-                 templates (URIs with {{variables}}) may ask the client",
-            );
-        }
-    });
-    let requires = state_requirements(&resource.params);
+    // Through traits, so an alias of `Result<_, InputRequiredResult>` is caught too.
+    let returns = if resource.is_static() {
+        quote_spanned!(ret.span()=> #p::StaticResourceReturn)
+    } else if resolution.is_some() {
+        quote_spanned!(ret.span()=> #p::ResolvedResourceReturn)
+    } else {
+        quote_spanned!(ret.span()=> #p::IntoResourceOutcome)
+    };
     let into_outcome = quote_spanned!(ret.span()=>
-        <#ret as #p::IntoResourceOutcome>::into_resource_outcome(
+        <#ret as #returns>::into_resource_outcome(
             __mcp_returned, &__mcp_params.uri, #mime_type,
         )
     );
-    let call_body = registration::call_body(
-        item,
-        &resource.params,
-        quote!(),
-        |param| {
-            let (ident, ty) = (&param.ident, &param.ty);
-            let ParamKind::Argument { wire_name, .. } = &param.kind else {
+    let round = if resolution.is_some() {
+        Round::Always
+    } else if resource.is_static() {
+        Round::Never
+    } else {
+        Round::any(
+            injected
+                .iter()
+                .map(|param| via_param(resource, param, quote!(ROUND)))
+                .collect(),
+        )
+    };
+    let bindings = resource
+        .params
+        .iter()
+        .map(|param| {
+            if param.kind != ParamKind::Extract {
                 return quote!();
-            };
-            quote_spanned! {ty.span()=>
-                let #ident: #ty = <#ty as #p::FromTemplateVar>::from_template_var(
-                    &__mcp_variables, #wire_name, &__mcp_params.uri,
-                )?;
             }
-        },
+            let (ident, ty) = (&param.ident, &param.ty);
+            let value = if resource.is_variable(param) {
+                let variable = param.wire_name();
+                quote_spanned! {ty.span()=>
+                    <#ty as #p::FromTemplateVar>::from_template_var(
+                        &__mcp_variables, #variable, &__mcp_params.uri,
+                    )
+                }
+            } else {
+                let from_call = via_param(resource, param, quote!(from_call));
+                quote!(#from_call(&__mcp_context))
+            };
+            quote!(let #ident: #ty = #value?;)
+        })
+        .collect();
+    let handler = Handler {
+        item,
+        params: &resource.params,
+        paths: &resource.paths,
+        inputs: vec![
+            (
+                format_ident!("__mcp_params"),
+                quote!(#p::ReadResourceParams),
+            ),
+            (format_ident!("__mcp_variables"), quote!(#p::TemplateVars)),
+        ],
+        output: quote!(
+            ::core::result::Result<#p::Outcome<#p::ReadResourceResult>, #p::McpError>
+        ),
+        round,
+        prelude: quote!(),
+        bindings,
         resolution,
-        into_outcome,
-    );
+        outcome: into_outcome,
+    }
+    .generate();
     quote! {
         #item
         #twin
         const _: () = {
-            #ask_guard
-            #static_guard
+            #state_items
 
             #[automatically_derived]
             impl #p::ResourceDef for #ident {
@@ -98,20 +141,28 @@ pub fn generate(resource: &ResourceFn, plan: &Plan) -> TokenStream {
                 }
             }
 
-            #[allow(unused_variables)]
-            fn __mcp_call(
-                __mcp_context: #p::RequestContext,
-                __mcp_params: #p::ReadResourceParams,
-                __mcp_variables: #p::TemplateVars,
-            ) -> #p::BoxFuture<
-                ::core::result::Result<#p::Outcome<#p::ReadResourceResult>, #p::McpError>,
-            > {
-                #call_body
-            }
+            #handler
         };
     }
 }
 
 pub fn fallback(resource: &ResourceFn) -> TokenStream {
-    registration::fallback(&resource.item, &RESOURCE, &resource.uri.value())
+    registration::fallback(
+        &resource.item,
+        &RESOURCE,
+        &resource.uri.value(),
+        &resource.paths,
+    )
+}
+
+/// `<T as ResourceParam>::ITEM` (or `StaticResourceParam` for a static URI), spanned at the
+/// parameter's type.
+fn via_param(resource: &ResourceFn, param: &Param, item: TokenStream) -> TokenStream {
+    let p = resource.paths.private();
+    let ty = &param.ty;
+    if resource.is_static() {
+        quote_spanned!(ty.span()=> <#ty as #p::StaticResourceParam>::#item)
+    } else {
+        quote_spanned!(ty.span()=> <#ty as #p::ResourceParam>::#item)
+    }
 }

@@ -1,4 +1,4 @@
-//! `#[mcp::resource("uri")]`: parse → check → generate.
+//! `#[mcp::resource("uri")]`: parse → model → check → generate.
 
 mod check;
 mod generate;
@@ -7,26 +7,20 @@ mod parse;
 mod template;
 
 use proc_macro2::TokenStream;
-use quote::quote;
 
 use crate::common::errors::Errors;
 use crate::common::registration::{RESOURCE, finish, parse_fn};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match parse_fn(item, &RESOURCE) {
-        Ok(item) => item,
-        Err(tokens) => return tokens,
+    let mut errors = Errors::new();
+    let Some(function) = parse_fn(item.clone(), &RESOURCE, &mut errors) else {
+        return finish(errors, TokenStream::new, || item);
     };
-    let mut errors = Errors::default();
-    let Some(resource) = parse::parse(attr, item.clone(), &mut errors) else {
-        let compile_errors = errors.to_compile_errors();
-        return quote!(#compile_errors #item);
-    };
+    let resource = parse::parse(attr, function, &mut errors);
     check::check(&resource, &mut errors);
-    let plan = crate::common::resolve::plan(&resource.params, &mut errors);
     finish(
-        &errors,
-        || generate::generate(&resource, &plan),
+        errors,
+        || generate::generate(&resource),
         || generate::fallback(&resource),
     )
 }

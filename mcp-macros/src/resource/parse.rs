@@ -1,24 +1,26 @@
 //! From the attribute and the function's tokens to a [`ResourceFn`].
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
 use syn::{LitStr, Token};
 
-use crate::common::attrs::{string, unknown_key};
+use crate::common::attrs::{Slot, string, unknown_key};
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
+use crate::common::resolve::plan;
 
-use super::model::ResourceFn;
+use super::model::{ResourceFn, Template};
 use super::template;
 
-const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type"];
+const RESOURCE_KEYS: &[&str] = &["name", "title", "description", "mime_type", "crate"];
 const PARAM_KEYS: &[&str] = &["ask", "key"];
 
-/// `None` when the attribute does not even start with the URI.
-pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> Option<ResourceFn> {
+/// Reads the attribute (the URI first, then keys) and the function. Without a URI the model
+/// has an empty one, marked missing, so the checks skip what depends on it.
+pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> ResourceFn {
     let mut uri = None;
     let mut naming = Naming::default();
-    let mut mime_type = None;
+    let mut mime_type = Slot::default();
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         let lit: LitStr = input.parse().map_err(|e| {
             syn::Error::new(
@@ -32,43 +34,47 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> O
         }
         input.parse::<Token![,]>()?;
         let keys = syn::meta::parser(|meta| {
-            if let Some(taken) = naming.accept(&meta) {
-                return taken;
+            if naming.accept(&meta, errors)? {
+                return Ok(());
             }
             if meta.path.is_ident("mime_type") {
-                mime_type = Some(string(&meta)?.value());
+                let lit = string(&meta)?;
+                mime_type.set(&meta, lit.value(), errors);
+                Ok(())
             } else {
-                return Err(unknown_key(&meta, RESOURCE_KEYS));
+                Err(unknown_key(&meta, RESOURCE_KEYS))
             }
-            Ok(())
         });
         keys.parse2(input.parse::<TokenStream>()?)
     };
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
-    let uri = uri?;
-    let (variables, template_valid) = match template::variables(&uri.value()) {
-        Ok(variables) => (variables, true),
-        Err(reason) => {
-            errors.at(&uri, format!("invalid URI template: {reason}"));
-            (Vec::new(), false)
+    let (uri, template) = match uri {
+        None => (LitStr::new("", Span::call_site()), Template::Missing),
+        Some(uri) => {
+            let template = match template::variables(&uri.value()) {
+                Ok(variables) => Template::Variables(variables),
+                Err(reason) => Template::Invalid(reason),
+            };
+            (uri, template)
         }
     };
-    let description = naming.description(&item.attrs);
-    let title = naming.title;
-    let name = naming.name.map(|lit| lit.value());
     let (params, ret) = signature(&mut item, PARAM_KEYS, errors);
-    Some(ResourceFn {
-        name: name.unwrap_or_else(|| item.sig.ident.to_string()),
-        item,
+    ResourceFn {
+        name: naming
+            .name
+            .get()
+            .map_or_else(|| item.sig.ident.to_string(), LitStr::value),
+        description: naming.description(&item.attrs),
+        title: naming.title.get().cloned(),
+        paths: naming.paths(),
+        mime_type: mime_type.into_inner(),
         uri,
-        variables,
-        template_valid,
-        title,
-        description,
-        mime_type,
+        template,
+        plan: plan(&params),
         params,
         ret,
-    })
+        item,
+    }
 }

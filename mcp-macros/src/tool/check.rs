@@ -1,8 +1,8 @@
 //! The rules a tool function must follow, checked on the model; every violation is reported,
 //! each at the tokens to change.
 
+use crate::common::check;
 use crate::common::errors::Errors;
-use crate::common::signature::{check_resolve, check_signature};
 
 use super::model::ToolFn;
 
@@ -10,9 +10,12 @@ use super::model::ToolFn;
 const MAX_NAME_LEN: usize = 128;
 
 pub fn check(tool: &ToolFn, errors: &mut Errors) {
-    check_signature(&tool.item.sig, &tool.params, "tool", errors);
+    check::signature(&tool.item.sig, "tool", errors);
     check_name(tool, errors);
-    check_resolve(&tool.params, &tool.ret, errors);
+    check::params(&tool.params, errors);
+    check::unique_names(&tool.params, errors);
+    check::resolve_return(&tool.params, &tool.ret, errors);
+    check::cycles(&tool.params, &tool.plan, errors);
 }
 
 fn check_name(tool: &ToolFn, errors: &mut Errors) {
@@ -21,12 +24,12 @@ fn check_name(tool: &ToolFn, errors: &mut Errors) {
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
     if name.is_empty() || name.len() > MAX_NAME_LEN || !valid_chars {
-        errors.push(syn::Error::new(
+        errors.at_span(
             *span,
             format!(
                 "`{name}` is not a valid tool name: use 1 to {MAX_NAME_LEN} characters from \
                  A-Z, a-z, 0-9, `_`, `-` and `.`"
             ),
-        ));
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! `#[mcp::tool]`: parse → check → generate.
+//! `#[mcp::tool]`: parse → model → check → generate.
 
 mod check;
 mod generate;
@@ -11,17 +11,15 @@ use crate::common::errors::Errors;
 use crate::common::registration::{TOOL, finish, parse_fn};
 
 pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let item = match parse_fn(item, &TOOL) {
-        Ok(item) => item,
-        Err(tokens) => return tokens,
+    let mut errors = Errors::new();
+    let Some(function) = parse_fn(item.clone(), &TOOL, &mut errors) else {
+        return finish(errors, TokenStream::new, || item);
     };
-    let mut errors = Errors::default();
-    let tool = parse::parse(attr, item, &mut errors);
+    let tool = parse::parse(attr, function, &mut errors);
     check::check(&tool, &mut errors);
-    let plan = crate::common::resolve::plan(&tool.params, &mut errors);
     finish(
-        &errors,
-        || generate::generate(&tool, &plan),
+        errors,
+        || generate::generate(&tool),
         || generate::fallback(&tool),
     )
 }

@@ -1,10 +1,12 @@
-//! A tool function as the generator sees it.
+//! A tool function as the checks and the generator see it.
 
 use proc_macro2::Span;
 use syn::{ItemFn, Type};
 
 use crate::common::docs::Docs;
 use crate::common::params::Param;
+use crate::common::paths::Paths;
+use crate::common::resolve::Plan;
 
 /// `#[mcp::tool]` on an `async fn`.
 pub struct ToolFn {
@@ -16,8 +18,12 @@ pub struct ToolFn {
     pub description: Docs,
     pub hints: Hints,
     pub params: Vec<Param>,
+    /// The order its Resolve parameters are asked in.
+    pub plan: Plan,
     /// The declared return type (`()` when there is none).
     pub ret: Type,
+    /// Where generated code finds the runtime.
+    pub paths: Paths,
 }
 
 /// The annotations of `tools/list`.

@@ -1,11 +1,13 @@
-//! From the attribute and the function's tokens to a [`ToolFn`].
+//! From the attribute and the function's tokens to a [`ToolFn`]: what is written, with every
+//! syntax mistake (an unknown key, a key given twice, a value of the wrong kind) reported.
 
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
-use crate::common::attrs::{flag, unknown_key};
+use crate::common::attrs::{Slot, flag, unknown_key};
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
+use crate::common::resolve::plan;
 
 use super::model::{Hints, ToolFn};
 
@@ -17,46 +19,55 @@ const TOOL_KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "crate",
 ];
 const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
 
-/// Reads the attribute arguments and the function. Mistakes go to `errors`; the model is as
-/// complete as the input allows, so checks and generation can still run.
+/// Reads the attribute arguments and the function. The model is as complete as the input
+/// allows, so the checks can still run on it.
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> ToolFn {
     let mut naming = Naming::default();
-    let mut hints = Hints::default();
+    let mut read_only = Slot::default();
+    let mut destructive = Slot::default();
+    let mut idempotent = Slot::default();
+    let mut open_world = Slot::default();
     let parser = syn::meta::parser(|meta| {
-        if let Some(taken) = naming.accept(&meta) {
-            return taken;
+        if naming.accept(&meta, errors)? {
+            return Ok(());
         }
         let slot = if meta.path.is_ident("read_only") {
-            &mut hints.read_only
+            &mut read_only
         } else if meta.path.is_ident("destructive") {
-            &mut hints.destructive
+            &mut destructive
         } else if meta.path.is_ident("idempotent") {
-            &mut hints.idempotent
+            &mut idempotent
         } else if meta.path.is_ident("open_world") {
-            &mut hints.open_world
+            &mut open_world
         } else {
             return Err(unknown_key(&meta, TOOL_KEYS));
         };
-        *slot = Some(flag(&meta)?);
+        let value = flag(&meta)?;
+        slot.set(&meta, value, errors);
         Ok(())
     });
     if let Err(e) = parser.parse2(attr) {
         errors.push(e);
     }
-    let name = naming.name_or(&item.sig.ident);
-    let description = naming.description(&item.attrs);
-    let title = naming.title;
     let (params, ret) = signature(&mut item, PARAM_KEYS, errors);
     ToolFn {
-        item,
-        name,
-        title,
-        description,
-        hints,
+        name: naming.name_or(&item.sig.ident),
+        description: naming.description(&item.attrs),
+        title: naming.title.get().cloned(),
+        paths: naming.paths(),
+        hints: Hints {
+            read_only: read_only.into_inner(),
+            destructive: destructive.into_inner(),
+            idempotent: idempotent.into_inner(),
+            open_world: open_world.into_inner(),
+        },
+        plan: plan(&params),
         params,
         ret,
+        item,
     }
 }

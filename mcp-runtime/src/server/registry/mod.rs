@@ -5,7 +5,9 @@
 //! by default.
 
 mod args;
+mod guards;
 mod mcp_server;
+mod params;
 mod prompts;
 mod resources;
 mod returns;
@@ -22,10 +24,17 @@ pub use tools::{ToolCall, ToolEntry};
 
 /// What macro-generated code names (through `crate::__private`), and nothing else does.
 pub(crate) mod macro_support {
-    pub use super::args::{InvalidArgument, take_arg, take_arg_or};
+    pub use super::guards::{
+        BoxNotSend, BoxSend, FutureMustBeSend, ResolvedPromptReturn, ResolvedResourceReturn,
+        ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
+    };
+    pub use super::params::{
+        DefaultArgument, Injected, ParamError, PromptParam, ResourceParam, StaticResourceParam,
+        ToolArgument, ToolParam, ToolParamSchema, compact, count_some, keep_arguments,
+    };
     pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
     pub use super::resources::{FromTemplateVar, ResourceDef, ResourceInfo, TemplateVars};
-    pub use super::schema::{OutputSchema, input_schema, output_schema};
+    pub use super::schema::{OutputSchema, input_schema};
     pub use super::tools::{ToolDef, ToolInfo};
-    pub use super::uri_template::{TemplateError, UriTemplate};
+    pub use super::uri_template::TemplateError;
 }
