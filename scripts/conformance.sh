@@ -5,7 +5,15 @@
 # fails); `--suite all --spec-version 2026-07-28` is run and reported but does not gate.
 # Node >= 22 and the suite are installed into .tools/ from the npm registry, because the
 # machine's Node 20 cannot run current releases of the suite (fs.globSync).
+#
+# The fixture server and the client under test are built here (release) unless
+# CONFORMANCE_BIN_DIR names a directory that holds both already: .ci/run passes the debug
+# examples its `cargo test --workspace` built, instead of a second build in another profile.
 set -euo pipefail
+if [ -n "${CONFORMANCE_BIN_DIR:-}" ]; then
+  # Relative to where the caller stands, not to the repository root.
+  CONFORMANCE_BIN_DIR="$(cd "$CONFORMANCE_BIN_DIR" && pwd)"
+fi
 cd "$(dirname "$0")/.."
 
 SUITE_VERSION="0.2.0-alpha.12"
@@ -29,15 +37,27 @@ if [ ! -x "$SUITE_DIR/node_modules/.bin/conformance" ] \
 fi
 CONFORMANCE="$SUITE_DIR/node_modules/.bin/conformance"
 
-echo "== building the fixture server and the client under test"
-cargo build --release --example conformance_server --example conformance_client
+if [ -n "${CONFORMANCE_BIN_DIR:-}" ]; then
+  BIN_DIR="$CONFORMANCE_BIN_DIR"
+  echo "== the fixture server and the client under test from $BIN_DIR"
+else
+  echo "== building the fixture server and the client under test"
+  cargo build --release --example conformance_server --example conformance_client
+  BIN_DIR="$(cd "${CARGO_TARGET_DIR:-target}/release/examples" && pwd)"
+fi
+for bin in conformance_server conformance_client; do
+  if [ ! -x "$BIN_DIR/$bin" ]; then
+    echo "no $bin in $BIN_DIR" >&2
+    exit 1
+  fi
+done
 
 # A free port: bind port 0, read what the kernel chose, release it.
 PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
 URL="http://127.0.0.1:$PORT/mcp"
 mkdir -p "$OUT_DIR"
 
-target/release/examples/conformance_server --port "$PORT" >"$OUT_DIR/server.log" 2>&1 &
+"$BIN_DIR/conformance_server" --port "$PORT" >"$OUT_DIR/server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
 
@@ -78,7 +98,7 @@ run all-2026-07-28 --suite all --spec-version 2026-07-28 || true
 summary all-2026-07-28
 
 # The client side: the harness starts a mock server per scenario and runs our client on it.
-CLIENT="$PWD/target/release/examples/conformance_client"
+CLIENT="$BIN_DIR/conformance_client"
 client_run() {
   local name="$1"
   shift
