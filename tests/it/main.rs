@@ -4,8 +4,9 @@
 //!
 //! The modules share one process and run concurrently, so none of them may change what the
 //! process shares: no environment variables or current directory (what a child needs goes on
-//! its `Command`), no panic hook, no global `tracing` subscriber, only ephemeral ports.
-//! Anything that holds the machine to itself takes a lock (`fleet::FLEET`).
+//! its `Command`), no panic hook, no global `tracing` subscriber, only ephemeral ports. The
+//! fleet tests load both cores, so they take turns (`fleet::FLEET`); the other tests' time
+//! limits leave room for running beside them.
 
 mod support;
 
