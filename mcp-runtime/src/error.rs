@@ -9,9 +9,9 @@ use crate::state::ConfigError;
 ///
 /// ```no_run
 /// #[tokio::main]
-/// async fn main() -> Result<(), mcp_runtime::Error> {
-///     let keys = mcp_runtime::state::RequestStateSecurity::from_env("MCP_STATE_KEYS")?;
-///     mcp_runtime::server::McpServer::new("billing")
+/// async fn main() -> Result<(), mcp::Error> {
+///     let keys = mcp::state::RequestStateSecurity::from_env("MCP_STATE_KEYS")?;
+///     mcp::server::McpServer::new("billing")
 ///         .request_state_security(keys)
 ///         .serve_stdio()
 ///         .await

@@ -47,8 +47,8 @@ impl McpServer {
     /// closes.
     ///
     /// ```no_run
-    /// # async fn run() -> Result<(), mcp_runtime::Error> {
-    /// mcp_runtime::server::McpServer::new("notes").serve_stdio().await
+    /// # async fn run() -> Result<(), mcp::Error> {
+    /// mcp::server::McpServer::new("notes").serve_stdio().await
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
@@ -67,8 +67,8 @@ impl McpServer {
     /// or SIGTERM (see [`Server::serve_http`]).
     ///
     /// ```no_run
-    /// # async fn run() -> Result<(), mcp_runtime::Error> {
-    /// mcp_runtime::server::McpServer::new("notes")
+    /// # async fn run() -> Result<(), mcp::Error> {
+    /// mcp::server::McpServer::new("notes")
     ///     .allowed_hosts(["notes.example.com"])
     ///     .serve_http("0.0.0.0:8000")
     ///     .await
@@ -83,11 +83,11 @@ impl McpServer {
     /// (for tests and embedding). Needs a Tokio runtime.
     ///
     /// ```
-    /// use mcp_runtime::client::Client;
-    /// use mcp_runtime::protocol::Implementation;
-    /// use mcp_runtime::server::McpServer;
+    /// use mcp::client::Client;
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::McpServer;
     ///
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp::Error> {
     /// let client = Client::builder(Implementation::new("test", "1.0.0"))
     ///     .connect(McpServer::new("notes").serve_in_memory()?);
     /// assert_eq!(client.discover().await?.supported_versions, ["2026-07-28"]);

@@ -120,7 +120,7 @@ impl fmt::Debug for JwtKey {
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::auth::{JwtAlgorithm, JwtKey, JwtVerifier};
+/// use mcp::auth::{JwtAlgorithm, JwtKey, JwtVerifier};
 ///
 /// const PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----
 /// MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEUEFssLiLj23R4sArZaQRWOX3Bo6E

@@ -11,7 +11,7 @@ pub const WELL_KNOWN_PATH: &str = "/.well-known/oauth-protected-resource";
 /// [`ResourceServer`](super::ResourceServer) builds it; the HTTP transport serves it.
 ///
 /// ```
-/// use mcp_runtime::auth::ProtectedResourceMetadata;
+/// use mcp::auth::ProtectedResourceMetadata;
 ///
 /// let document: ProtectedResourceMetadata = serde_json::from_str(r#"{
 ///     "resource": "https://mcp.example.com/mcp",

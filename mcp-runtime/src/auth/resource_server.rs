@@ -24,7 +24,7 @@ use super::{AuthError, Identity, TokenVerifier};
 /// is bound to its client id, issuer and subject.
 ///
 /// ```
-/// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
+/// use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
 ///
 /// let auth = ResourceServer::new(
 ///     "https://mcp.example.com/mcp",
@@ -40,7 +40,7 @@ use super::{AuthError, Identity, TokenVerifier};
 ///     auth.metadata_url(),
 ///     "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 /// );
-/// # Ok::<(), mcp_runtime::auth::InvalidResourceUrl>(())
+/// # Ok::<(), mcp::auth::InvalidResourceUrl>(())
 /// ```
 #[derive(Clone)]
 pub struct ResourceServer {
@@ -95,7 +95,7 @@ impl ResourceServer {
     /// their `iss` is `issuer` and their `aud` includes `resource`.
     ///
     /// ```
-    /// use mcp_runtime::auth::{JwtKey, ResourceServer};
+    /// use mcp::auth::{JwtKey, ResourceServer};
     ///
     /// let key = JwtKey::hmac(b"a-shared-secret-of-at-least-32-bytes!")?;
     /// let auth = ResourceServer::jwt("https://mcp.example.com/mcp", "https://auth.example.com", key)?;

@@ -22,7 +22,7 @@ pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Identity, AuthErr
 /// [`verify_fn`].
 ///
 /// ```
-/// use mcp_runtime::auth::{AuthError, Identity, TokenVerifier, VerifyFuture};
+/// use mcp::auth::{AuthError, Identity, TokenVerifier, VerifyFuture};
 ///
 /// /// Accepts exactly one static token (a test double).
 /// struct OneToken(String);
@@ -83,7 +83,7 @@ impl<F> fmt::Debug for FnVerifier<F> {
 /// Wraps an async closure from the token to an [`Identity`] as a [`TokenVerifier`].
 ///
 /// ```
-/// use mcp_runtime::auth::{AuthError, Identity, verify_fn};
+/// use mcp::auth::{AuthError, Identity, verify_fn};
 ///
 /// let verifier = verify_fn(|token: String| async move {
 ///     match token.as_str() {

@@ -19,9 +19,9 @@ use super::rounds::DEFAULT_MAX_ROUNDS;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::client::Client;
-/// use mcp_runtime::protocol::{ElicitResult, Implementation};
-/// # use mcp_runtime::transport::memory;
+/// use mcp::client::Client;
+/// use mcp::protocol::{ElicitResult, Implementation};
+/// # use mcp::transport::memory;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// # let (client_end, _server_end) = memory::pair();

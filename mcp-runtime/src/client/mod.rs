@@ -56,11 +56,11 @@ pub enum ClientError {
 /// configuration, which is fixed when it connects.
 ///
 /// ```
-/// use mcp_runtime::client::Client;
-/// use mcp_runtime::protocol::{CallToolResult, Implementation, Outcome};
-/// use mcp_runtime::server::Server;
+/// use mcp::client::Client;
+/// use mcp::protocol::{CallToolResult, Implementation, Outcome};
+/// use mcp::server::Server;
 ///
-/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp_runtime::Error> {
+/// # #[tokio::main(flavor = "current_thread")] async fn main() -> Result<(), mcp::Error> {
 /// let server = Server::builder(Implementation::new("s", "1"))
 ///     .on_call_tool(|_, _| async { Ok(CallToolResult::text("hi")) })
 ///     .build()?;

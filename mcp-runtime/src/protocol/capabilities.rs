@@ -8,7 +8,7 @@ use super::jsonrpc::JsonObject;
 /// The capabilities a client declares.
 ///
 /// ```
-/// use mcp_runtime::protocol::ClientCapabilities;
+/// use mcp::protocol::ClientCapabilities;
 /// let caps: ClientCapabilities = serde_json::from_str(r#"{"elicitation":{}}"#).unwrap();
 /// assert!(caps.supports_form_elicitation());
 /// assert!(!caps.supports_url_elicitation());

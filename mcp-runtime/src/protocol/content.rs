@@ -10,7 +10,7 @@ use super::resources::{Resource, ResourceContents};
 /// One piece of content in a tool result or a prompt message.
 ///
 /// ```
-/// use mcp_runtime::protocol::ContentBlock;
+/// use mcp::protocol::ContentBlock;
 /// let block = ContentBlock::text("hello");
 /// assert_eq!(serde_json::to_string(&block).unwrap(), r#"{"type":"text","text":"hello"}"#);
 /// ```

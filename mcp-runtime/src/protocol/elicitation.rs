@@ -120,7 +120,7 @@ pub enum ElicitAction {
 /// The answer to an `elicitation/create`.
 ///
 /// ```
-/// use mcp_runtime::protocol::{ElicitAction, ElicitResult};
+/// use mcp::protocol::{ElicitAction, ElicitResult};
 /// let r: ElicitResult = serde_json::from_str(r#"{"action":"accept","content":{"region":"eu-west-1"}}"#).unwrap();
 /// assert_eq!(r.action, ElicitAction::Accept);
 /// ```

@@ -35,7 +35,7 @@ pub const INVALID_REQUEST_STATE_MESSAGE: &str = "Invalid or expired requestState
 /// A JSON-RPC error object: what a request fails with on the wire.
 ///
 /// ```
-/// use mcp_runtime::protocol::McpError;
+/// use mcp::protocol::McpError;
 /// let e = McpError::invalid_params("unknown tool: nope");
 /// assert_eq!(e.code, -32602);
 /// ```
@@ -129,7 +129,7 @@ impl McpError {
     /// only the call started over.
     ///
     /// ```
-    /// use mcp_runtime::protocol::McpError;
+    /// use mcp::protocol::McpError;
     /// assert!(McpError::invalid_request_state().is_invalid_request_state());
     /// assert!(!McpError::invalid_params("unknown tool: nope").is_invalid_request_state());
     /// ```

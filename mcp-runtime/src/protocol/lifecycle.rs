@@ -9,7 +9,7 @@ use super::meta::{CacheScope, Icon, ResultMeta, ResultType};
 /// The name and version of a client or server.
 ///
 /// ```
-/// use mcp_runtime::protocol::Implementation;
+/// use mcp::protocol::Implementation;
 /// let me = Implementation::new("provisioner", "1.0.0");
 /// assert_eq!(serde_json::to_string(&me).unwrap(), r#"{"name":"provisioner","version":"1.0.0"}"#);
 /// ```

@@ -139,7 +139,7 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 /// key: [`elicit`](Self::elicit), [`sampling`](Self::sampling), [`roots`](Self::roots).
 ///
 /// ```
-/// use mcp_runtime::protocol::{ElicitAction, InputResponses};
+/// use mcp::protocol::{ElicitAction, InputResponses};
 /// let answers: InputResponses =
 ///     serde_json::from_str(r#"{"region":{"action":"accept","content":{"region":"eu-west-1"}}}"#).unwrap();
 /// let region = answers.elicit("region").unwrap().unwrap();
@@ -204,7 +204,7 @@ impl InputResponses {
 /// "I need more before I can finish": questions for the client and/or opaque state to echo.
 ///
 /// ```
-/// use mcp_runtime::protocol::{ElicitParams, InputRequest, InputRequiredResult};
+/// use mcp::protocol::{ElicitParams, InputRequest, InputRequiredResult};
 /// let ask = InputRequiredResult::new()
 ///     .ask("region", InputRequest::Elicit(ElicitParams::form(
 ///         "Which region?",

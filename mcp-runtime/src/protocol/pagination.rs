@@ -18,7 +18,7 @@ pub struct PaginatedParams {
 /// this function did not produce is -32602.
 ///
 /// ```
-/// use mcp_runtime::protocol::paginate;
+/// use mcp::protocol::paginate;
 /// let items = [1, 2, 3, 4, 5];
 /// let (page, next) = paginate(&items, None, 2).unwrap();
 /// assert_eq!(page, &[1, 2]);

@@ -101,7 +101,7 @@ pub struct CallToolParams {
 /// `tools/call` result.
 ///
 /// ```
-/// use mcp_runtime::protocol::CallToolResult;
+/// use mcp::protocol::CallToolResult;
 /// let ok = CallToolResult::text("done");
 /// assert_eq!(ok.is_error, None);
 /// let failed = CallToolResult::error("no such region");

@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 /// Derive it with `#[derive(mcp::Elicitation)]`; by hand it looks like this:
 ///
 /// ```
-/// use mcp_runtime::resolve::{Elicitation, ElicitationField, FieldInfo, form_schema};
+/// use mcp::resolve::{Elicitation, ElicitationField, FieldInfo, form_schema};
 ///
 /// #[derive(serde::Deserialize)]
 /// struct Region {

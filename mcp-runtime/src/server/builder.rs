@@ -46,8 +46,8 @@ pub(crate) struct Handlers {
 /// its plain result type, so asking for input from, say, `tools/list` does not compile.
 ///
 /// ```
-/// use mcp_runtime::protocol::{CallToolResult, Implementation, Tool};
-/// use mcp_runtime::server::Server;
+/// use mcp::protocol::{CallToolResult, Implementation, Tool};
+/// use mcp::server::Server;
 ///
 /// let server = Server::builder(Implementation::new("echo", "1.0.0"))
 ///     .list_tools(vec![Tool::new("echo", serde_json::json!({"type": "object"}))])
@@ -57,7 +57,7 @@ pub(crate) struct Handlers {
 ///     })
 ///     .build()?;
 /// # let _ = server;
-/// # Ok::<(), mcp_runtime::server::BuildError>(())
+/// # Ok::<(), mcp::server::BuildError>(())
 /// ```
 pub struct ServerBuilder {
     pub(crate) info: Implementation,
@@ -286,15 +286,15 @@ impl ServerBuilder {
     /// nor the policy names an audience.
     ///
     /// ```
-    /// use mcp_runtime::protocol::Implementation;
-    /// use mcp_runtime::server::Server;
-    /// use mcp_runtime::state::RequestStateSecurity;
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::Server;
+    /// use mcp::state::RequestStateSecurity;
     ///
     /// let server = Server::builder(Implementation::new("deployer", "1.0.0"))
     ///     .request_state_security(RequestStateSecurity::ephemeral())
     ///     .build()?;
     /// # let _ = server;
-    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn request_state_security(mut self, security: RequestStateSecurity) -> Self {
         self.security = Some(security);

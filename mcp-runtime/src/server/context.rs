@@ -194,8 +194,8 @@ impl Context {
     /// does not decode as `R`, and when this request is cancelled.
     ///
     /// ```
-    /// use mcp_runtime::protocol::{CreateMessageParams, CreateMessageResult, McpError};
-    /// use mcp_runtime::server::Context;
+    /// use mcp::protocol::{CreateMessageParams, CreateMessageResult, McpError};
+    /// use mcp::server::Context;
     ///
     /// async fn ask_model(ctx: &Context) -> Result<String, McpError> {
     ///     let answer: CreateMessageResult = ctx

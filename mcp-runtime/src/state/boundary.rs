@@ -16,7 +16,7 @@ use super::security::RequestStateSecurity;
 /// `requestState` through a server of your own.
 ///
 /// ```
-/// use mcp_runtime::state::{RequestBinding, RequestStateSecurity, StateBoundary};
+/// use mcp::state::{RequestBinding, RequestStateSecurity, StateBoundary};
 /// use serde_json::json;
 ///
 /// let boundary = StateBoundary::new(RequestStateSecurity::ephemeral(), "deployer")?;

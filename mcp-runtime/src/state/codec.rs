@@ -23,8 +23,8 @@ use crate::boxed::BoxError;
 /// is logged.
 ///
 /// ```
-/// use mcp_runtime::BoxError;
-/// use mcp_runtime::state::{Codec, InvalidRequestState};
+/// use mcp::BoxError;
+/// use mcp::state::{Codec, InvalidRequestState};
 ///
 /// /// Hex "encryption" for a test double. Never do this in production.
 /// struct Hex;
@@ -78,13 +78,13 @@ pub const MIN_SECRET_LEN: usize = 32;
 /// Python server that share a secret accept each other's tokens.
 ///
 /// ```
-/// use mcp_runtime::state::{AesGcmCodec, Codec};
+/// use mcp::state::{AesGcmCodec, Codec};
 ///
 /// let codec = AesGcmCodec::new(["0123456789abcdef0123456789abcdef"])?;
 /// let token = codec.seal(b"{\"step\":1}").unwrap();
 /// assert!(token.starts_with("v1.oBT0C"));
 /// assert_eq!(codec.unseal(&token).unwrap(), b"{\"step\":1}");
-/// # Ok::<(), mcp_runtime::state::KeyError>(())
+/// # Ok::<(), mcp::state::KeyError>(())
 /// ```
 pub struct AesGcmCodec {
     ring: Vec<RingKey>,

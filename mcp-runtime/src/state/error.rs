@@ -14,11 +14,11 @@ use crate::protocol::McpError;
 /// `-32602 "Invalid or expired requestState"`, so a client learns nothing about which check failed.
 ///
 /// ```
-/// use mcp_runtime::state::InvalidRequestState;
+/// use mcp::state::InvalidRequestState;
 ///
 /// let rejected = InvalidRequestState::new("unknown envelope prefix");
 /// assert_eq!(rejected.reason(), "unknown envelope prefix");
-/// let wire = mcp_runtime::protocol::McpError::from(rejected);
+/// let wire = mcp::protocol::McpError::from(rejected);
 /// assert_eq!(wire.message, "Invalid or expired requestState");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,9 +15,9 @@
 //! On a low-level server it is one line:
 //!
 //! ```
-//! use mcp_runtime::protocol::Implementation;
-//! use mcp_runtime::server::Server;
-//! use mcp_runtime::state::RequestStateSecurity;
+//! use mcp::protocol::Implementation;
+//! use mcp::server::Server;
+//! use mcp::state::RequestStateSecurity;
 //!
 //! let server = Server::builder(Implementation::new("billing", "1.0.0"))
 //!     .request_state_security(RequestStateSecurity::keys([
@@ -25,7 +25,7 @@
 //!     ])?)
 //!     .build()?;
 //! # let _ = server;
-//! # Ok::<(), mcp_runtime::Error>(())
+//! # Ok::<(), mcp::Error>(())
 //! ```
 
 mod boundary;

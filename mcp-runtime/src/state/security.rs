@@ -37,7 +37,7 @@ pub(crate) type Clock = Arc<dyn Fn() -> f64 + Send + Sync>;
 ///
 /// ```
 /// use std::time::Duration;
-/// use mcp_runtime::state::RequestStateSecurity;
+/// use mcp::state::RequestStateSecurity;
 ///
 /// let security = RequestStateSecurity::keys([
 ///     "a-secret-of-at-least-thirty-two-bytes-0001",
@@ -46,7 +46,7 @@ pub(crate) type Clock = Arc<dyn Fn() -> f64 + Send + Sync>;
 /// .ttl(Duration::from_secs(300))
 /// .audience("billing");
 /// # let _ = security;
-/// # Ok::<(), mcp_runtime::state::KeyError>(())
+/// # Ok::<(), mcp::state::KeyError>(())
 /// ```
 #[derive(Clone)]
 pub struct RequestStateSecurity {
@@ -115,7 +115,7 @@ impl RequestStateSecurity {
     /// fails sealing with a bare `-32603` and opening with the fixed rejection.
     ///
     /// ```
-    /// use mcp_runtime::state::RequestStateSecurity;
+    /// use mcp::state::RequestStateSecurity;
     ///
     /// let security = RequestStateSecurity::ephemeral()
     ///     .bind_principal(|identity| Ok(identity.and_then(|i| i.subject.clone())));
@@ -170,8 +170,8 @@ impl fmt::Debug for RequestStateSecurity {
 /// client differ by subject.
 ///
 /// ```
-/// use mcp_runtime::auth::Identity;
-/// use mcp_runtime::state::default_principal;
+/// use mcp::auth::Identity;
+/// use mcp::state::default_principal;
 ///
 /// let alice = Identity { client_id: Some("app".into()), subject: Some("alice".into()), ..Default::default() };
 /// assert_eq!(default_principal(Some(&alice)).as_deref(), Some(r#"["app",null,"alice"]"#));

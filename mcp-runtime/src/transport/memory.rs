@@ -8,7 +8,7 @@ use super::{CHANNEL_CAPACITY, Duplex, Frame};
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// let (mut a, b) = mcp_runtime::transport::memory::pair();
+/// let (mut a, b) = mcp::transport::memory::pair();
 /// b.outgoing.send("{}".to_owned()).await.unwrap();
 /// assert_eq!(a.incoming.recv().await, Some(Ok("{}".to_owned())));
 /// # }

@@ -31,9 +31,9 @@ pub fn process(max_message_size: usize) -> Duplex {
 ///
 /// ```no_run
 /// # async fn run() -> std::io::Result<()> {
-/// use mcp_runtime::client::Client;
-/// use mcp_runtime::protocol::Implementation;
-/// use mcp_runtime::transport::stdio;
+/// use mcp::client::Client;
+/// use mcp::protocol::Implementation;
+/// use mcp::transport::stdio;
 ///
 /// let (duplex, _child) = stdio::spawn(tokio::process::Command::new("my-mcp-server"))?;
 /// let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);

@@ -18,14 +18,14 @@ use crate::server::{BuildError, Context, Server, ServerBuilder};
 /// `mcp` facade crate for the macros).
 ///
 /// ```
-/// use mcp_runtime::server::McpServer;
+/// use mcp::server::McpServer;
 ///
 /// let server = McpServer::new("greeter")
 ///     .version("1.2.0")
 ///     .instructions("Greets people.")
 ///     .build()?;
 /// assert_eq!(server.info().name, "greeter");
-/// # Ok::<(), mcp_runtime::server::BuildError>(())
+/// # Ok::<(), mcp::server::BuildError>(())
 /// ```
 ///
 /// Sealing of `requestState` is on by default with a per-process key
@@ -89,7 +89,7 @@ impl McpServer {
     /// with `ctx.state::<Inventory>()`.
     ///
     /// ```
-    /// use mcp_runtime::server::McpServer;
+    /// use mcp::server::McpServer;
     ///
     /// struct Inventory {
     ///     items: Vec<String>,
@@ -99,7 +99,7 @@ impl McpServer {
     ///     .state(Inventory { items: vec!["apple".into()] })
     ///     .build()?;
     /// # let _ = server;
-    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.builder = self.builder.state(value);
@@ -113,14 +113,14 @@ impl McpServer {
     /// [`ServerBuilder::on_complete`] takes.
     ///
     /// ```
-    /// use mcp_runtime::protocol::CompleteResult;
-    /// use mcp_runtime::server::McpServer;
+    /// use mcp::protocol::CompleteResult;
+    /// use mcp::server::McpServer;
     ///
     /// let server = McpServer::new("completer")
     ///     .on_complete(|_ctx, _params| async { Ok(CompleteResult::values(vec!["eu-west-1".into()])) })
     ///     .build()?;
     /// assert!(server.capabilities().completions.is_some());
-    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn on_complete<F, Fut>(mut self, f: F) -> Self
     where
@@ -176,8 +176,8 @@ impl McpServer {
     /// kind of token takes a [`TokenVerifier`](crate::auth::TokenVerifier):
     ///
     /// ```no_run
-    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
-    /// use mcp_runtime::server::McpServer;
+    /// use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp::server::McpServer;
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let introspect = verify_fn(|token: String| async move {
@@ -215,7 +215,7 @@ impl McpServer {
     /// Accepts these HTTP `Host` values besides loopback ones (`name` or `name:port`).
     ///
     /// ```
-    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    /// let server = mcp::server::McpServer::new("provisioner")
     ///     .allowed_hosts(["mcp.example.com"])
     ///     .allowed_origins(["https://app.example.com"]);
     /// # let _ = server;
@@ -271,7 +271,7 @@ impl McpServer {
     ///
     /// ```
     /// # use std::time::Duration;
-    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    /// let server = mcp::server::McpServer::new("provisioner")
     ///     .grace_period(Duration::from_secs(10));
     /// # let _ = server;
     /// ```
@@ -288,7 +288,7 @@ impl McpServer {
     ///
     /// ```
     /// # use std::time::Duration;
-    /// let server = mcp_runtime::server::McpServer::new("provisioner")
+    /// let server = mcp::server::McpServer::new("provisioner")
     ///     .drain(Duration::from_secs(3));
     /// # let _ = server;
     /// ```

@@ -154,7 +154,7 @@ impl<T: IntoToolOutcome> IntoToolOutcome for Result<T, InputRequiredResult> {
 /// structured content to be an object.
 ///
 /// ```
-/// use mcp_runtime::server::{IntoToolOutcome, Json};
+/// use mcp::server::{IntoToolOutcome, Json};
 ///
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Forecast { celsius: f64 }

@@ -49,9 +49,9 @@ impl ToolEntry {
     /// input schema no Rust type derives) and the function that answers its calls.
     ///
     /// ```
-    /// use mcp_runtime::BoxFuture;
-    /// use mcp_runtime::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool};
-    /// use mcp_runtime::server::{Context, McpServer, ToolEntry};
+    /// use mcp::BoxFuture;
+    /// use mcp::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool};
+    /// use mcp::server::{Context, McpServer, ToolEntry};
     ///
     /// fn shout(_ctx: Context, call: CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
     ///     let text = call.arguments.and_then(|a| a.get("text")?.as_str().map(str::to_uppercase));
@@ -63,7 +63,7 @@ impl ToolEntry {
     ///     .tools([ToolEntry::from_tool(Tool::new("shout", schema), shout)])
     ///     .build()?;
     /// # let _ = server;
-    /// # Ok::<(), mcp_runtime::server::BuildError>(())
+    /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn from_tool(tool: Tool, call: ToolCall) -> Self {
         Self {

@@ -10,10 +10,10 @@
 //! router, or for serving on a listener and shutdown signal of your choosing.
 //!
 //! ```no_run
-//! use mcp_runtime::server::McpServer;
-//! use mcp_runtime::transport::http::HttpTransport;
+//! use mcp::server::McpServer;
+//! use mcp::transport::http::HttpTransport;
 //!
-//! # fn run() -> Result<(), mcp_runtime::server::BuildError> {
+//! # fn run() -> Result<(), mcp::server::BuildError> {
 //! let server = McpServer::new("demo").allowed_hosts(["mcp.example.com"]).build()?;
 //! let app = axum::Router::new().merge(HttpTransport::new(server).into_router());
 //! # let _ = app;
@@ -61,9 +61,9 @@ use tool_headers::ToolHeaders;
 /// A [`Server`] behind Streamable HTTP, ready to become an axum [`Router`].
 ///
 /// ```
-/// use mcp_runtime::protocol::Implementation;
-/// use mcp_runtime::server::Server;
-/// use mcp_runtime::transport::http::HttpTransport;
+/// use mcp::protocol::Implementation;
+/// use mcp::server::Server;
+/// use mcp::transport::http::HttpTransport;
 ///
 /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build()?;
 /// let router: axum::Router = HttpTransport::new(server)
@@ -73,7 +73,7 @@ use tool_headers::ToolHeaders;
 ///     .body_limit(1 << 20)
 ///     .into_router();
 /// # let _ = router;
-/// # Ok::<(), mcp_runtime::server::BuildError>(())
+/// # Ok::<(), mcp::server::BuildError>(())
 /// ```
 #[derive(Debug)]
 pub struct HttpTransport {
@@ -107,10 +107,10 @@ impl HttpTransport {
     /// caller's token gets `404`, as if the session did not exist.
     ///
     /// ```
-    /// use mcp_runtime::auth::{AuthError, Identity, ResourceServer, verify_fn};
-    /// use mcp_runtime::protocol::Implementation;
-    /// use mcp_runtime::server::Server;
-    /// use mcp_runtime::transport::http::HttpTransport;
+    /// use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::Server;
+    /// use mcp::transport::http::HttpTransport;
     ///
     /// let verifier = verify_fn(|_token: String| async {
     ///     Err::<Identity, _>(AuthError::invalid("this example accepts nobody"))
@@ -119,7 +119,7 @@ impl HttpTransport {
     /// let server = Server::builder(Implementation::new("demo", "1.0.0")).build()?;
     /// let router: axum::Router = HttpTransport::new(server).auth(auth).into_router();
     /// # let _ = router;
-    /// # Ok::<(), mcp_runtime::Error>(())
+    /// # Ok::<(), mcp::Error>(())
     /// ```
     pub fn auth(mut self, auth: ResourceServer) -> Self {
         self.settings.auth = Some(auth);

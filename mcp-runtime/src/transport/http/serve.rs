@@ -19,8 +19,8 @@ impl HttpTransport {
     /// unless set); call it yourself for another listener or another way to stop.
     ///
     /// ```no_run
-    /// # use mcp_runtime::{server::McpServer, transport::http::HttpTransport};
-    /// # async fn run() -> Result<(), mcp_runtime::Error> {
+    /// # use mcp::{server::McpServer, transport::http::HttpTransport};
+    /// # async fn run() -> Result<(), mcp::Error> {
     /// let server = McpServer::new("demo").build()?;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     /// let stop = tokio_util::sync::CancellationToken::new();

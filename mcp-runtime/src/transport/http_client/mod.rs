@@ -9,9 +9,9 @@
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcp_runtime::client::Client;
-//! use mcp_runtime::protocol::Implementation;
-//! use mcp_runtime::transport::http_client;
+//! use mcp::client::Client;
+//! use mcp::protocol::Implementation;
+//! use mcp::transport::http_client;
 //!
 //! let duplex = http_client::connect("http://127.0.0.1:8000/mcp")?;
 //! let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);
