@@ -263,8 +263,20 @@ fn send_checks(
 /// The `&'static [fn() -> StateKey]` of a function's shared-state parameters, from one
 /// `Option<fn() -> StateKey>` per parameter (`None` for those that need none): checked when the
 /// server is built, so a missing `.state(…)` is an error at startup, not on the first call.
-pub fn state_requirements(states: Vec<TokenStream>, paths: &Paths) -> (TokenStream, TokenStream) {
+pub fn state_requirements<'a>(
+    params: impl IntoIterator<Item = &'a Param>,
+    state_of: impl Fn(&Param) -> TokenStream,
+    paths: &Paths,
+) -> (TokenStream, TokenStream) {
     let p = paths.private();
+    // A parameter with `#[mcp(default | rename | header)]` is an argument, which needs no state.
+    let states: Vec<TokenStream> = params
+        .into_iter()
+        .map(|param| match param.attrs.marks_argument() {
+            true => quote!(::core::option::Option::None),
+            false => state_of(param),
+        })
+        .collect();
     if states.is_empty() {
         return (quote!(), quote!(&[]));
     }
@@ -275,4 +287,18 @@ pub fn state_requirements(states: Vec<TokenStream>, paths: &Paths) -> (TokenStre
             #p::compact(&__MCP_STATES, #p::StateKey::of::<()>);
     };
     (items, quote!(&__MCP_REQUIRES))
+}
+
+/// `<T as Trait>::item` for a parameter of type `T`, spanned at the type, so an unmet bound is
+/// reported at the parameter.
+pub fn through_trait(
+    paths: &Paths,
+    param_trait: &str,
+    param: &Param,
+    item: TokenStream,
+) -> TokenStream {
+    let p = paths.private();
+    let ty = &param.ty;
+    let param_trait = Ident::new(param_trait, ty.span());
+    quote_spanned!(ty.span()=> <#ty as #p::#param_trait>::#item)
 }

@@ -9,7 +9,9 @@ use syn::spanned::Spanned;
 
 use crate::common::docs::Docs;
 use crate::common::params::{Param, ParamKind};
-use crate::common::registration::{self, Handler, PROMPT, Round, state_requirements};
+use crate::common::registration::{
+    self, Handler, PROMPT, Round, state_requirements, through_trait,
+};
 use crate::common::resolve::resolution;
 
 use super::model::PromptFn;
@@ -58,17 +60,11 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         }
     });
     let count = extract.len();
-    let states = extract
-        .iter()
-        .map(|param| {
-            if param.attrs.marks_argument() {
-                quote!(::core::option::Option::None)
-            } else {
-                via_param(prompt, param, quote!(STATE))
-            }
-        })
-        .collect();
-    let (state_items, requires) = state_requirements(states, &prompt.paths);
+    let (state_items, requires) = state_requirements(
+        extract.iter().copied(),
+        |param| via_param(prompt, param, quote!(STATE)),
+        &prompt.paths,
+    );
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("prompt `{}`", prompt.name.0);
     let resolution = resolution(&prompt.params, &prompt.plan, &subject, &halt, &prompt.paths);
@@ -175,7 +171,5 @@ pub fn fallback(prompt: &PromptFn) -> TokenStream {
 
 /// `<T as PromptParam>::ITEM`, spanned at the parameter's type.
 fn via_param(prompt: &PromptFn, param: &Param, item: TokenStream) -> TokenStream {
-    let p = prompt.paths.private();
-    let ty = &param.ty;
-    quote_spanned!(ty.span()=> <#ty as #p::PromptParam>::#item)
+    through_trait(&prompt.paths, "PromptParam", param, item)
 }

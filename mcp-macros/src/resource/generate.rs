@@ -8,7 +8,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::params::{Param, ParamKind};
-use crate::common::registration::{self, Handler, RESOURCE, Round, state_requirements};
+use crate::common::registration::{
+    self, Handler, RESOURCE, Round, state_requirements, through_trait,
+};
 use crate::common::resolve::resolution;
 
 use super::model::ResourceFn;
@@ -34,11 +36,11 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         .iter()
         .filter(|param| param.kind == ParamKind::Extract && !resource.is_variable(param))
         .collect();
-    let states = injected
-        .iter()
-        .map(|param| via_param(resource, param, quote!(STATE)))
-        .collect();
-    let (state_items, requires) = state_requirements(states, &resource.paths);
+    let (state_items, requires) = state_requirements(
+        injected.iter().copied(),
+        |param| via_param(resource, param, quote!(STATE)),
+        &resource.paths,
+    );
     let halt = quote!(::core::result::Result::Err(#p::McpError::internal(__mcp_halt.0)));
     let subject = format!("resource {}", resource.uri.value());
     let resolution = resolution(
@@ -158,11 +160,9 @@ pub fn fallback(resource: &ResourceFn) -> TokenStream {
 /// `<T as ResourceParam>::ITEM` (or `StaticResourceParam` for a static URI), spanned at the
 /// parameter's type.
 fn via_param(resource: &ResourceFn, param: &Param, item: TokenStream) -> TokenStream {
-    let p = resource.paths.private();
-    let ty = &param.ty;
-    if resource.is_static() {
-        quote_spanned!(ty.span()=> <#ty as #p::StaticResourceParam>::#item)
-    } else {
-        quote_spanned!(ty.span()=> <#ty as #p::ResourceParam>::#item)
-    }
+    let param_trait = match resource.is_static() {
+        true => "StaticResourceParam",
+        false => "ResourceParam",
+    };
+    through_trait(&resource.paths, param_trait, param, item)
 }

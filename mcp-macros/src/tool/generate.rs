@@ -12,7 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::common::params::{Param, ParamKind};
-use crate::common::registration::{self, Handler, Round, TOOL, state_requirements};
+use crate::common::registration::{self, Handler, Round, TOOL, state_requirements, through_trait};
 use crate::common::resolve::resolution;
 
 use super::model::ToolFn;
@@ -36,17 +36,11 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
     let transform = keep_arguments
         .as_ref()
         .map(|_| quote!(#[schemars(transform = __mcp_keep_arguments)]));
-    let states = extract
-        .iter()
-        .map(|(_, param)| {
-            if param.attrs.marks_argument() {
-                quote!(::core::option::Option::None)
-            } else {
-                via_param(tool, param, quote!(STATE))
-            }
-        })
-        .collect();
-    let (state_items, requires) = state_requirements(states, &tool.paths);
+    let (state_items, requires) = state_requirements(
+        extract.iter().map(|(_, param)| *param),
+        |param| via_param(tool, param, quote!(STATE)),
+        &tool.paths,
+    );
     let info = info(tool, &requires);
     // With Resolve parameters the return type also must not ask; the trait says so, through
     // type aliases too.
@@ -137,9 +131,7 @@ pub fn fallback(tool: &ToolFn) -> TokenStream {
 /// `<T as ToolParam>::ITEM`, spanned at the parameter's type so a type that is no tool parameter
 /// is reported there (once: every use is the same error at the same tokens).
 fn via_param(tool: &ToolFn, param: &Param, item: TokenStream) -> TokenStream {
-    let p = tool.paths.private();
-    let ty = &param.ty;
-    quote_spanned!(ty.span()=> <#ty as #p::ToolParam>::#item)
+    through_trait(&tool.paths, "ToolParam", param, item)
 }
 
 fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {

@@ -68,7 +68,7 @@ pub struct ServerBuilder {
     page_size: usize,
     pub(crate) max_message_size: usize,
     logging: bool,
-    pub(crate) security: Option<RequestStateSecurity>,
+    security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,

@@ -255,7 +255,7 @@ impl McpServer {
     /// longest idle (default 1024).
     #[cfg(feature = "http")]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.builder.http.max_sessions = sessions.max(1);
+        self.builder.http.max_sessions = sessions;
         self
     }
 

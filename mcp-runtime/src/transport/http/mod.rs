@@ -193,7 +193,7 @@ impl HttpTransport {
     /// How many 2025-11-25 sessions may be open at once; opening one more evicts the longest
     /// idle (default 1024).
     pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.settings.max_sessions = sessions.max(1);
+        self.settings.max_sessions = sessions;
         self
     }
 
@@ -251,7 +251,11 @@ impl HttpTransport {
             server: self.server.clone(),
             hosts,
             bearer,
-            sessions: SessionTable::new(settings.max_sessions, settings.session_idle_timeout),
+            // Zero would evict every session as it opens; one is the least that works.
+            sessions: SessionTable::new(
+                settings.max_sessions.max(1),
+                settings.session_idle_timeout,
+            ),
             tool_headers: ToolHeaders::default(),
             streams_closing: self.streams_closing.clone(),
             body_limit: settings
