@@ -43,6 +43,7 @@ impl Connection {
         let Duplex {
             mut incoming,
             outgoing,
+            ..
         } = duplex;
         let waiting: Arc<Waiters> = Arc::default();
         let closed = Arc::new(AtomicBool::new(false));

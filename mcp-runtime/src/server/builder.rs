@@ -24,6 +24,8 @@ use super::http_settings::HttpSettings;
 
 /// The longest message accepted by default (4 MiB).
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
+/// How many requests of one connection run at once by default.
+pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 64;
 /// Items per page of the built-in list handlers.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
 
@@ -67,6 +69,7 @@ pub struct ServerBuilder {
     pub(crate) cache: CacheHint,
     page_size: usize,
     pub(crate) max_message_size: usize,
+    pub(crate) max_requests_in_flight: usize,
     logging: bool,
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
@@ -93,6 +96,7 @@ impl ServerBuilder {
             cache: CacheHint::default(),
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+            max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
             logging: true,
             security: None,
             app_state: AppState::default(),
@@ -123,6 +127,15 @@ impl ServerBuilder {
     /// The longest message accepted (default 4 MiB); longer ones are answered with -32600.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
         self.max_message_size = bytes;
+        self
+    }
+
+    /// How many requests of one connection served by [`Server::serve`] (stdio, in-memory) run
+    /// at once (default 64, at least 1). At the bound the server stops reading the connection
+    /// until one is answered, so a client that writes without reading cannot make it buffer
+    /// without end.
+    pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
+        self.max_requests_in_flight = requests.max(1);
         self
     }
 

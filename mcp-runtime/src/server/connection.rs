@@ -9,8 +9,21 @@ use serde_json::value::RawValue;
 use tokio::sync::oneshot;
 
 use crate::protocol::{
-    ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse, RequestId,
+    ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse, RequestId, methods,
 };
+
+/// Whether a request with this method changes what the connection's later messages see (the
+/// session, its log level, its subscriptions), so that a transport reading messages in order
+/// must answer it before admitting the next one.
+pub(crate) fn changes_connection(method: &str) -> bool {
+    matches!(
+        method,
+        methods::INITIALIZE
+            | methods::SET_LEVEL
+            | methods::RESOURCES_SUBSCRIBE
+            | methods::RESOURCES_UNSUBSCRIBE
+    )
+}
 
 /// What a server→client request resolves to: the client's result or its error.
 pub(crate) type ClientAnswer = Result<Box<RawValue>, McpError>;
@@ -112,6 +125,11 @@ impl Connection {
             pending.insert(id.clone(), tx);
         }
         (id, rx)
+    }
+
+    /// Whether a server→client request is waiting for the client's answer.
+    pub(crate) fn awaits_answers(&self) -> bool {
+        !lock(&self.pending).is_empty()
     }
 
     /// Fails every server→client request still waiting, and any asked later: the peer is gone

@@ -26,7 +26,10 @@ use std::sync::Arc;
 pub use answer::{Exchange, NotificationSink, Reply};
 pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use build_error::BuildError;
-pub use builder::{DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_PAGE_SIZE, ServerBuilder};
+pub use builder::{
+    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PAGE_SIZE, ServerBuilder,
+};
+pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession};
 pub use context::Context;
 #[cfg(feature = "http")]
@@ -58,6 +61,7 @@ struct Inner {
     capabilities: ServerCapabilities,
     handlers: Handlers,
     max_message_size: usize,
+    max_requests_in_flight: usize,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
     #[cfg(feature = "http")]
@@ -93,6 +97,7 @@ impl Server {
                 capabilities,
                 handlers: b.handlers,
                 max_message_size: b.max_message_size,
+                max_requests_in_flight: b.max_requests_in_flight,
                 state,
                 app_state: Arc::new(b.app_state),
                 #[cfg(feature = "http")]
@@ -116,6 +121,12 @@ impl Server {
     /// The longest message it accepts.
     pub fn max_message_size(&self) -> usize {
         self.inner.max_message_size
+    }
+
+    /// How many requests of one connection it runs at once (see
+    /// [`ServerBuilder::max_requests_in_flight`]).
+    pub fn max_requests_in_flight(&self) -> usize {
+        self.inner.max_requests_in_flight
     }
 
     /// How it wants to be served over HTTP.

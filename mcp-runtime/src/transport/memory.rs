@@ -28,5 +28,5 @@ fn framed(mut rx: mpsc::Receiver<String>, outgoing: mpsc::Sender<String>) -> Dup
             }
         }
     });
-    Duplex { incoming, outgoing }
+    Duplex::new(incoming, outgoing)
 }

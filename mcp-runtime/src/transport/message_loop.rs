@@ -1,142 +1,267 @@
-//! The message loop: reads a connection's messages, runs each request concurrently, routes
-//! cancellations, and drains in-flight requests when the peer hangs up.
+//! The message loop: reads a connection's messages in order, runs requests concurrently up to
+//! a bound, routes cancellations, and on hang-up answers every request it read before
+//! returning.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::panics::catch_panics;
 use crate::protocol::{
-    CancelledParams, Incoming, McpError, RawNotification, RequestId, decode_params, error_line,
-    notification_methods,
+    CancelledParams, Incoming, McpError, RawNotification, RawRequest, RequestId, decode_params,
+    error_line, notification_methods,
 };
-use crate::server::{Connection, Exchange, NotificationSink, Reply, Server};
+use crate::server::{Connection, Exchange, NotificationSink, Reply, Server, changes_connection};
 
-use super::{Duplex, FrameError};
+use super::{Duplex, Frame, FrameError};
 
 /// Requests being handled, by id. The sequence number tells a finished request's entry apart
 /// from a newer request that reused its id after a cancellation freed it.
 type InFlight = Arc<Mutex<HashMap<RequestId, (u64, CancellationToken)>>>;
 
 impl Server {
-    /// Serves one connection until the peer hangs up, then waits for its in-flight requests.
+    /// Serves one connection until the peer hangs up, then answers the requests still in
+    /// flight and returns once their replies are written out.
+    ///
+    /// Messages are taken in the order they arrive: one that changes the connection
+    /// (`initialize`, `logging/setLevel`, `resources/subscribe`) is answered before the next
+    /// is read. Other requests run concurrently, up to
+    /// [`max_requests_in_flight`](crate::server::ServerBuilder::max_requests_in_flight); at
+    /// that bound the loop stops reading until one finishes, so a peer that writes faster than
+    /// it reads is slowed down rather than buffered.
     pub async fn serve(&self, duplex: Duplex) {
-        let Duplex {
-            mut incoming,
+        let writer = duplex.writer;
+        let mut incoming = duplex.incoming;
+        let mut serving = Serving::new(self.clone(), duplex.outgoing);
+        let limit = self.max_requests_in_flight();
+        loop {
+            while serving.tasks.try_join_next().is_some() {}
+            let full = serving.tasks.len() >= limit;
+            let frame = if full {
+                match serving.when_full(&mut incoming).await {
+                    Some(Next::Frame(frame)) => frame,
+                    Some(Next::Finished) => continue,
+                    None => break,
+                }
+            } else {
+                match incoming.recv().await {
+                    Some(frame) => frame,
+                    None => break,
+                }
+            };
+            serving.on_frame(frame, full).await;
+        }
+        // Requests still in flight finish, but none of them can wait for an answer from a
+        // peer that has hung up.
+        serving.connection.abandon_answers();
+        while serving.tasks.join_next().await.is_some() {}
+        if let Some(writer) = writer {
+            writer.flush().await;
+        }
+    }
+}
+
+/// What the loop does next when no more requests may start.
+enum Next {
+    /// A request finished: a slot is free.
+    Finished,
+    /// A message arrived while every slot is taken.
+    Frame(Frame),
+}
+
+/// One connection being served.
+struct Serving {
+    server: Server,
+    connection: Arc<Connection>,
+    in_flight: InFlight,
+    sink: NotificationSink,
+    outgoing: mpsc::Sender<String>,
+    tasks: JoinSet<()>,
+    sequence: u64,
+}
+
+impl Serving {
+    fn new(server: Server, outgoing: mpsc::Sender<String>) -> Self {
+        Self {
+            server,
+            connection: Arc::new(Connection::new()),
+            in_flight: InFlight::default(),
+            sink: NotificationSink::new(outgoing.clone()),
             outgoing,
-        } = duplex;
-        let connection = Arc::new(Connection::new());
-        let in_flight: InFlight = Arc::default();
-        let sink = NotificationSink::new(outgoing.clone());
-        let mut tasks = JoinSet::new();
-        let mut sequence = 0u64;
-        while let Some(frame) = incoming.recv().await {
-            while tasks.try_join_next().is_some() {}
-            let line = match frame {
-                Ok(line) if line.len() > self.max_message_size() => Err(FrameError::TooLong {
-                    limit: self.max_message_size(),
-                }),
-                other => other,
-            };
-            let line = match line {
-                Ok(line) => line,
-                Err(e) => {
-                    let error = match e {
-                        FrameError::TooLong { .. } => McpError::invalid_request(e.to_string()),
-                        FrameError::InvalidUtf8 => McpError::parse_error(e.to_string()),
-                    };
-                    let _ = outgoing.send(error_line(None, &error)).await;
-                    continue;
-                }
-            };
-            if line.trim().is_empty() {
-                continue;
+            tasks: JoinSet::new(),
+            sequence: 0,
+        }
+    }
+
+    /// Every slot is taken. Reading stops until one frees, unless a request in flight waits
+    /// for the peer's answer to a question of ours (2025-11-25): that answer may be queued
+    /// behind the peer's next request, so then the loop reads on, and a request it reads is
+    /// refused rather than left to wait on a slot that may never free.
+    async fn when_full(&mut self, incoming: &mut mpsc::Receiver<Frame>) -> Option<Next> {
+        if !self.connection.awaits_answers() {
+            self.tasks.join_next().await;
+            return Some(Next::Finished);
+        }
+        tokio::select! {
+            biased;
+            Some(_) = self.tasks.join_next() => Some(Next::Finished),
+            frame = incoming.recv() => frame.map(Next::Frame),
+        }
+    }
+
+    async fn on_frame(&mut self, frame: Frame, full: bool) {
+        let limit = self.server.max_message_size();
+        let line = match frame {
+            Ok(line) if line.len() > limit => Err(FrameError::TooLong { limit }),
+            other => other,
+        };
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => {
+                let error = match e {
+                    FrameError::TooLong { .. } => McpError::invalid_request(e.to_string()),
+                    FrameError::InvalidUtf8 => McpError::parse_error(e.to_string()),
+                };
+                self.send(error_line(None, &error)).await;
+                return;
             }
-            match Incoming::parse(&line) {
-                Err(rejected) if rejected.silent => {
-                    tracing::debug!(error = %rejected.error, "dropped a malformed response");
-                }
-                Err(rejected) => {
-                    let _ = outgoing
-                        .send(error_line(rejected.id.as_ref(), &rejected.error))
-                        .await;
-                }
-                Ok(Incoming::Request(request)) => {
-                    let id = request.id.clone();
-                    let token = CancellationToken::new();
-                    sequence += 1;
-                    let seq = sequence;
-                    let duplicate = {
-                        let mut map = lock(&in_flight);
-                        let duplicate = map.contains_key(&id);
-                        if !duplicate {
-                            map.insert(id.clone(), (seq, token.clone()));
-                        }
-                        duplicate
-                    };
-                    if duplicate {
-                        let error = McpError::invalid_request(format!(
-                            "Request id {id} is already in flight"
-                        ));
-                        let _ = outgoing.send(error_line(Some(&id), &error)).await;
-                        continue;
-                    }
-                    let exchange = Exchange::new(connection.clone(), sink.clone(), token.clone());
-                    let server = self.clone();
-                    let outgoing = outgoing.clone();
-                    let in_flight = in_flight.clone();
-                    tasks.spawn(async move {
-                        let answer = server
-                            .answer_holding(request, exchange, None)
-                            .await
-                            .map(Reply::into_line);
-                        {
-                            let mut map = lock(&in_flight);
-                            if map.get(&id).is_some_and(|(s, _)| *s == seq) {
-                                map.remove(&id);
-                            }
-                        }
-                        match answer {
-                            Some(line) => {
-                                let _ = outgoing.send(line).await;
-                            }
-                            None => tracing::debug!(%id, "request cancelled; no response sent"),
-                        }
-                    });
-                }
-                Ok(Incoming::Notification(notification)) => {
-                    self.on_notification(notification, &connection, &in_flight);
-                }
-                Ok(Incoming::Response(response)) => {
-                    let id = response.id.clone();
-                    if !connection.deliver(response) {
-                        tracing::debug!(%id, "dropped a response to no request of ours");
-                    }
+        };
+        if line.trim().is_empty() {
+            return;
+        }
+        match Incoming::parse(&line) {
+            Err(rejected) if rejected.silent => {
+                tracing::debug!(error = %rejected.error, "dropped a malformed response");
+            }
+            Err(rejected) => {
+                self.send(error_line(rejected.id.as_ref(), &rejected.error))
+                    .await;
+            }
+            Ok(Incoming::Request(request)) if full => {
+                let error = McpError::internal(format!(
+                    "Too many requests in flight on this connection (the limit is {}); \
+                     send this one again when one of them is answered",
+                    self.server.max_requests_in_flight()
+                ));
+                self.send(error_line(Some(&request.id), &error)).await;
+            }
+            Ok(Incoming::Request(request)) => self.on_request(request).await,
+            Ok(Incoming::Notification(notification)) => self.on_notification(notification),
+            Ok(Incoming::Response(response)) => {
+                let id = response.id.clone();
+                if !self.connection.deliver(response) {
+                    tracing::debug!(%id, "dropped a response to no request of ours");
                 }
             }
         }
-        // In-flight requests still finish, but none of them can wait for an answer from a
-        // peer that has hung up.
-        connection.abandon_answers();
-        while tasks.join_next().await.is_some() {}
     }
 
-    fn on_notification(&self, n: RawNotification, connection: &Connection, in_flight: &InFlight) {
+    async fn on_request(&mut self, request: RawRequest) {
+        let id = request.id.clone();
+        let token = CancellationToken::new();
+        self.sequence += 1;
+        let seq = self.sequence;
+        let admitted = {
+            let mut map = lock(&self.in_flight);
+            let free = !map.contains_key(&id);
+            if free {
+                map.insert(id.clone(), (seq, token.clone()));
+            }
+            free
+        };
+        if !admitted {
+            let error = McpError::invalid_request(format!("Request id {id} is already in flight"));
+            self.send(error_line(Some(&id), &error)).await;
+            return;
+        }
+        let ordered = changes_connection(&request.method);
+        let exchange = Exchange::new(self.connection.clone(), self.sink.clone(), token);
+        let entry = InFlightEntry {
+            map: self.in_flight.clone(),
+            id,
+            seq,
+        };
+        let answering = answer(
+            self.server.clone().answer_holding(request, exchange, None),
+            entry,
+            self.outgoing.clone(),
+        );
+        if ordered {
+            // What it changes must be in place before the next message is admitted.
+            answering.await;
+        } else {
+            self.tasks.spawn(answering);
+        }
+    }
+
+    fn on_notification(&self, n: RawNotification) {
         match n.method.as_str() {
             notification_methods::CANCELLED => {
                 match decode_params::<CancelledParams>(n.params.as_deref()) {
                     Ok(p) => {
                         // The id is free as soon as the client has given up on it.
-                        if let Some((_, token)) = lock(in_flight).remove(&p.request_id) {
+                        if let Some((_, token)) = lock(&self.in_flight).remove(&p.request_id) {
                             token.cancel();
                         }
                     }
                     Err(e) => tracing::debug!(error = %e, "ignored a malformed cancellation"),
                 }
             }
-            notification_methods::INITIALIZED => connection.mark_initialized(),
+            notification_methods::INITIALIZED => self.connection.mark_initialized(),
             other => tracing::debug!(method = other, "ignored a notification"),
+        }
+    }
+
+    async fn send(&self, line: String) {
+        // The peer hung up: what it would have read is moot.
+        let _ = self.outgoing.send(line).await;
+    }
+}
+
+/// Runs `answering` and queues its reply. A panic outside the handler (which catches its
+/// own) still gets an answer, and the id is freed however the request ends.
+async fn answer(
+    answering: impl Future<Output = Option<Reply>>,
+    entry: InFlightEntry,
+    outgoing: mpsc::Sender<String>,
+) {
+    let answered = catch_panics(answering).await;
+    let id = entry.id.clone();
+    // Freed before the reply goes out: a peer that reuses the id once it has the reply
+    // must not be told that it is still in flight.
+    drop(entry);
+    let line = match answered {
+        Ok(Some(reply)) => reply.into_line(),
+        Ok(None) => {
+            tracing::debug!(%id, "request cancelled; no response sent");
+            return;
+        }
+        Err(_) => {
+            tracing::error!(%id, "a request panicked outside its handler");
+            let error = McpError::internal("The server failed while answering this request");
+            error_line(Some(&id), &error)
+        }
+    };
+    let _ = outgoing.send(line).await;
+}
+
+/// A request's place in [`InFlight`], given up when the request ends in any way.
+struct InFlightEntry {
+    map: InFlight,
+    id: RequestId,
+    seq: u64,
+}
+
+impl Drop for InFlightEntry {
+    fn drop(&mut self) {
+        let mut map = lock(&self.map);
+        // A cancellation may have freed the id and a newer request taken it.
+        if map.get(&self.id).is_some_and(|(s, _)| *s == self.seq) {
+            map.remove(&self.id);
         }
     }
 }
@@ -145,4 +270,43 @@ fn lock(
     in_flight: &InFlight,
 ) -> std::sync::MutexGuard<'_, HashMap<RequestId, (u64, CancellationToken)>> {
     in_flight.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_request_that_panics_outside_its_handler_is_answered_and_its_id_freed() {
+        let in_flight = InFlight::default();
+        let id = RequestId::Number(7);
+        lock(&in_flight).insert(id.clone(), (1, CancellationToken::new()));
+        let entry = InFlightEntry {
+            map: in_flight.clone(),
+            id,
+            seq: 1,
+        };
+        let (outgoing, mut written) = mpsc::channel(1);
+        let panicking = async { panic!("sealing failed") };
+        answer(panicking, entry, outgoing).await;
+        let line = written.recv().await.expect("an answer");
+        let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(reply["id"], 7, "{line}");
+        assert_eq!(reply["error"]["code"], -32603, "{line}");
+        assert!(lock(&in_flight).is_empty(), "the id is still in flight");
+    }
+
+    #[tokio::test]
+    async fn a_newer_request_with_a_freed_id_keeps_its_place() {
+        let in_flight = InFlight::default();
+        let id = RequestId::Number(7);
+        // The first request (sequence 1) was cancelled, and a second took the id.
+        lock(&in_flight).insert(id.clone(), (2, CancellationToken::new()));
+        drop(InFlightEntry {
+            map: in_flight.clone(),
+            id,
+            seq: 1,
+        });
+        assert_eq!(lock(&in_flight).len(), 1);
+    }
 }

@@ -10,7 +10,7 @@ pub mod memory;
 mod message_loop;
 pub mod stdio;
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Why an incoming frame could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -39,4 +39,57 @@ pub struct Duplex {
     pub incoming: mpsc::Receiver<Frame>,
     /// Messages to the peer, one JSON text each (no newline).
     pub outgoing: mpsc::Sender<String>,
+    /// Where the outgoing lines are written out by a task of their own (stdio), the way to wait
+    /// for that task: a process must not exit with replies still queued.
+    writer: Option<Flusher>,
+}
+
+impl Duplex {
+    /// Joins two channels into a duplex: the peer's messages arrive on `incoming`, and lines
+    /// sent on `outgoing` reach it as soon as they are sent.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let (to_server, incoming) = tokio::sync::mpsc::channel(16);
+    /// let (outgoing, mut from_server) = tokio::sync::mpsc::channel(16);
+    /// let duplex = mcp::transport::Duplex::new(incoming, outgoing);
+    /// # drop((to_server, duplex));
+    /// # assert!(from_server.recv().await.is_none());
+    /// # }
+    /// ```
+    pub fn new(incoming: mpsc::Receiver<Frame>, outgoing: mpsc::Sender<String>) -> Self {
+        Self {
+            incoming,
+            outgoing,
+            writer: None,
+        }
+    }
+
+    fn written_by(mut self, writer: Flusher) -> Self {
+        self.writer = Some(writer);
+        self
+    }
+}
+
+/// Asks a writer task to put out every line queued so far, and waits until it has.
+#[derive(Debug, Clone)]
+struct Flusher(mpsc::Sender<oneshot::Sender<()>>);
+
+/// What a writer task receives from its [`Flusher`]: one acknowledgement to send per request.
+type FlushRequests = mpsc::Receiver<oneshot::Sender<()>>;
+
+impl Flusher {
+    fn new() -> (Self, FlushRequests) {
+        let (tx, rx) = mpsc::channel(1);
+        (Self(tx), rx)
+    }
+
+    /// Returns once every line sent before this call is written and flushed, or the writer
+    /// has stopped (its output failed): either way nothing more will come out.
+    async fn flush(&self) {
+        let (ack, done) = oneshot::channel();
+        if self.0.send(ack).await.is_ok() {
+            let _ = done.await;
+        }
+    }
 }

@@ -4,20 +4,29 @@
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::{CHANNEL_CAPACITY, Duplex, Frame, FrameError};
+use super::{CHANNEL_CAPACITY, Duplex, FlushRequests, Flusher, Frame, FrameError};
+
+/// How many lines are read ahead of the server. Few: when the server stops taking requests
+/// (too many in flight), the reader stops reading soon after, so a peer that writes without
+/// reading is held up by the pipe rather than buffered.
+const READ_AHEAD: usize = 16;
 
 /// Frames `reader` and `writer` as one message per line. Lines longer than `max_message_size`
 /// bytes are skipped and reported as [`FrameError::TooLong`].
+///
+/// A server serving this duplex ([`Server::serve`](crate::server::Server::serve)) returns
+/// only once every reply is written to `writer` and flushed.
 pub fn duplex<R, W>(reader: R, writer: W, max_message_size: usize) -> Duplex
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
+    let (in_tx, incoming) = mpsc::channel::<Frame>(READ_AHEAD);
     let (outgoing, out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
+    let (flusher, flushes) = Flusher::new();
     tokio::spawn(read_lines(BufReader::new(reader), in_tx, max_message_size));
-    tokio::spawn(write_lines(writer, out_rx));
-    Duplex { incoming, outgoing }
+    tokio::spawn(write_lines(writer, out_rx, flushes));
+    Duplex::new(incoming, outgoing).written_by(flusher)
 }
 
 /// The process's own stdin and stdout.
@@ -115,22 +124,47 @@ fn decode(bytes: Vec<u8>) -> Frame {
     String::from_utf8(bytes).map_err(|_| FrameError::InvalidUtf8)
 }
 
-async fn write_lines<W: AsyncWrite + Unpin>(mut writer: W, mut rx: mpsc::Receiver<String>) {
-    while let Some(first) = rx.recv().await {
-        let mut batch = first.into_bytes();
-        batch.push(b'\n');
-        // Coalesce whatever else is ready into one write.
-        while let Ok(more) = rx.try_recv() {
-            batch.extend_from_slice(more.as_bytes());
-            batch.push(b'\n');
-        }
-        if let Err(e) = writer.write_all(&batch).await {
-            tracing::debug!(error = %e, "output closed");
-            return;
-        }
-        if let Err(e) = writer.flush().await {
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut writer: W,
+    mut lines: mpsc::Receiver<String>,
+    mut flushes: FlushRequests,
+) {
+    loop {
+        // Lines first: a flush request is taken only when no line is waiting, so every line
+        // sent before it has been written by then.
+        let written = tokio::select! {
+            biased;
+            line = lines.recv() => match line {
+                Some(first) => write_batch(&mut writer, Some(first), &mut lines).await,
+                None => return,
+            },
+            Some(ack) = flushes.recv() => {
+                let written = write_batch(&mut writer, None, &mut lines).await;
+                let _ = ack.send(());
+                written
+            }
+        };
+        if let Err(e) = written {
             tracing::debug!(error = %e, "output closed");
             return;
         }
     }
+}
+
+/// Writes `first` and whatever else is ready as one write, and flushes.
+async fn write_batch<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    first: Option<String>,
+    lines: &mut mpsc::Receiver<String>,
+) -> std::io::Result<()> {
+    let mut batch = Vec::new();
+    for line in first
+        .into_iter()
+        .chain(std::iter::from_fn(|| lines.try_recv().ok()))
+    {
+        batch.extend_from_slice(line.as_bytes());
+        batch.push(b'\n');
+    }
+    writer.write_all(&batch).await?;
+    writer.flush().await
 }

@@ -642,10 +642,7 @@ fn capture_client(
             }
         }
     });
-    let duplex = Duplex {
-        incoming: in_rx,
-        outgoing: out_tx,
-    };
+    let duplex = Duplex::new(in_rx, out_tx);
     let client = Client::builder(Implementation::new("test-client", "1.0.0"))
         .capabilities(capabilities)
         .connect(duplex);

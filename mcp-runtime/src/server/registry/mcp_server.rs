@@ -158,6 +158,14 @@ impl McpServer {
         self
     }
 
+    /// How many requests of one stdio (or in-memory) connection run at once (default 64). At
+    /// the bound the server stops reading stdin until one is answered, so a client that
+    /// writes without reading slows down instead of growing the server.
+    pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
+        self.builder = self.builder.max_requests_in_flight(requests);
+        self
+    }
+
     /// Whether to advertise the (deprecated) logging capability (default on).
     pub fn logging(mut self, enabled: bool) -> Self {
         self.builder = self.builder.logging(enabled);

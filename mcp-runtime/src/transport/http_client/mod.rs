@@ -89,7 +89,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
             tokio::spawn(async move { request::post(endpoint, message, &in_tx).await });
         }
     });
-    Ok(Duplex { incoming, outgoing })
+    Ok(Duplex::new(incoming, outgoing))
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
