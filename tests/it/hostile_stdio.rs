@@ -157,3 +157,75 @@ fn a_client_that_never_reads_cannot_grow_the_server() {
         lines.next().expect("a reply").expect("read");
     }
 }
+
+#[tokio::test]
+async fn at_the_bound_a_connection_waiting_on_its_client_still_reads_its_answers() {
+    use mcp::protocol::{CallToolResult, Implementation, Tool};
+    // One request at a time, and that one waits for the client's answer to its question: the
+    // loop must keep reading (else the answer, queued behind the next request, never arrives)
+    // and refuse the next request rather than buffer it.
+    let server = mcp::server::Server::builder(Implementation::new("one-at-a-time", "1"))
+        .max_requests_in_flight(1)
+        .list_tools(vec![Tool::new("ask", json!({"type": "object"}))])
+        .on_call_tool(|ctx, _call| async move {
+            let answer: Value = ctx
+                .request_client(
+                    "elicitation/create",
+                    &json!({"message": "Name?",
+                    "requestedSchema": {"type": "object", "properties": {}}}),
+                )
+                .await?;
+            Ok(CallToolResult::text(
+                answer["action"].as_str().unwrap_or("none"),
+            ))
+        })
+        .build()
+        .expect("builds");
+    let mut duplex = server.serve_in_memory();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(5), duplex.incoming.recv())
+            .await
+            .expect("a message within 5 s")
+            .expect("open")
+            .expect("a line");
+        serde_json::from_str(&line).expect("JSON")
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "slow", "version": "1"}}});
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "ask", "arguments": {}}})
+    };
+    for message in [
+        initialize,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(2),
+    ] {
+        duplex
+            .outgoing
+            .send(message.to_string())
+            .await
+            .expect("send");
+    }
+    assert_eq!(next().await["id"], 1);
+    let question = next().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    duplex
+        .outgoing
+        .send(call(3).to_string())
+        .await
+        .expect("send");
+    let refused = next().await;
+    assert_eq!(refused["id"], 3, "{refused}");
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}});
+    duplex
+        .outgoing
+        .send(answer.to_string())
+        .await
+        .expect("send");
+    let done = next().await;
+    assert_eq!(done["id"], 2, "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "decline", "{done}");
+}

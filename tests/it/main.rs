@@ -16,6 +16,7 @@ mod elicitation_schemas;
 mod fleet;
 mod handler_panics;
 mod hostile_stdio;
+mod hostile_wire;
 mod http_auth;
 mod http_client;
 mod http_legacy;

@@ -184,6 +184,13 @@ impl Incoming {
             Err(e) if e.is_syntax() || e.is_eof() => {
                 return reject(None, McpError::parse_error(format!("Parse error: {e}")));
             }
+            // An object, but not a message: a member twice, or one of the wrong type.
+            Err(e) if trimmed.starts_with('{') => {
+                return reject(
+                    None,
+                    McpError::invalid_request(format!("Invalid JSON-RPC message: {e}")),
+                );
+            }
             Err(_) => {
                 return reject(
                     None,
@@ -364,7 +371,15 @@ pub fn decode_params<T: serde::de::DeserializeOwned>(
     params: Option<&RawValue>,
 ) -> Result<T, McpError> {
     let text = params.map_or("{}", RawValue::get);
-    serde_json::from_str(text).map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+    serde_json::from_str(text).map_err(|e| {
+        // The envelope keeps params unparsed, so a syntax error (a lone surrogate escape) may
+        // only be found here: it is still a parse error, not bad params.
+        if e.is_syntax() || e.is_eof() {
+            McpError::parse_error(format!("Parse error: {e}"))
+        } else {
+            McpError::invalid_params(format!("Invalid params: {e}"))
+        }
+    })
 }
 
 /// A JSON value that is known to be an object; a convenience alias for `_meta` and the like.

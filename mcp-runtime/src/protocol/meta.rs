@@ -75,50 +75,65 @@ impl<'de> Deserialize<'de> for RequestMeta {
                 self,
                 mut map: A,
             ) -> Result<RequestMeta, A::Error> {
-                // `null` reads as absent, as a derived `Option` field does.
+                // `null` reads as absent, as a derived `Option` field does; but a key given
+                // twice is refused even when one of the two is `null`, so no reader of
+                // `_meta` can take the first where another takes the last.
                 fn once<T, E: serde::de::Error>(
+                    seen: &mut bool,
                     slot: &mut Option<T>,
                     value: Option<T>,
                     key: &'static str,
                 ) -> Result<(), E> {
-                    if value.is_some() && slot.is_some() {
+                    if std::mem::replace(seen, true) {
                         return Err(E::duplicate_field(key));
                     }
-                    if value.is_some() {
-                        *slot = value;
-                    }
+                    *slot = value;
                     Ok(())
                 }
                 let mut meta = RequestMeta::default();
+                let mut seen = [false; 5];
                 // `Text`, not `Cow`: a bare `Cow` key is always copied.
                 while let Some(key) = map.next_key::<super::Text<'de>>()? {
                     match &*key {
-                        keys::PROTOCOL_VERSION => {
-                            once(
-                                &mut meta.protocol_version,
-                                map.next_value()?,
-                                keys::PROTOCOL_VERSION,
-                            )?;
-                        }
-                        keys::CLIENT_CAPABILITIES => {
-                            once(
-                                &mut meta.client_capabilities,
-                                map.next_value()?,
-                                keys::CLIENT_CAPABILITIES,
-                            )?;
-                        }
-                        keys::CLIENT_INFO => {
-                            once(&mut meta.client_info, map.next_value()?, keys::CLIENT_INFO)?;
-                        }
-                        keys::LOG_LEVEL => {
-                            once(&mut meta.log_level, map.next_value()?, keys::LOG_LEVEL)?;
-                        }
-                        "progressToken" => {
-                            once(&mut meta.progress_token, map.next_value()?, "progressToken")?;
-                        }
+                        keys::PROTOCOL_VERSION => once(
+                            &mut seen[0],
+                            &mut meta.protocol_version,
+                            map.next_value()?,
+                            keys::PROTOCOL_VERSION,
+                        )?,
+                        keys::CLIENT_CAPABILITIES => once(
+                            &mut seen[1],
+                            &mut meta.client_capabilities,
+                            map.next_value()?,
+                            keys::CLIENT_CAPABILITIES,
+                        )?,
+                        keys::CLIENT_INFO => once(
+                            &mut seen[2],
+                            &mut meta.client_info,
+                            map.next_value()?,
+                            keys::CLIENT_INFO,
+                        )?,
+                        keys::LOG_LEVEL => once(
+                            &mut seen[3],
+                            &mut meta.log_level,
+                            map.next_value()?,
+                            keys::LOG_LEVEL,
+                        )?,
+                        "progressToken" => once(
+                            &mut seen[4],
+                            &mut meta.progress_token,
+                            map.next_value()?,
+                            "progressToken",
+                        )?,
                         _ => {
                             let value = map.next_value()?;
-                            meta.extra.insert(key.0.into_owned(), value);
+                            let key = key.0.into_owned();
+                            if meta.extra.contains_key(&key) {
+                                return Err(serde::de::Error::custom(format_args!(
+                                    "duplicate field `{key}`"
+                                )));
+                            }
+                            meta.extra.insert(key, value);
                         }
                     }
                 }

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
 use serde_json::value::RawValue;
-use tokio::sync::oneshot;
+use tokio::sync::{Notify, oneshot};
 
 use crate::protocol::{
     ClientCapabilities, Implementation, LoggingLevel, McpError, RawResponse, RequestId, methods,
@@ -54,6 +54,9 @@ pub struct Connection {
     abandoned: AtomicBool,
     /// Resource URIs the client subscribed to (2025-11-25 `resources/subscribe`).
     subscriptions: Mutex<BTreeSet<String>>,
+    /// Signalled each time a question is asked, for a reader that must start reading again
+    /// once a request waits on the client.
+    asked: Notify,
 }
 
 impl Connection {
@@ -124,12 +127,19 @@ impl Connection {
         if !self.abandoned.load(Ordering::Relaxed) {
             pending.insert(id.clone(), tx);
         }
+        drop(pending);
+        self.asked.notify_one();
         (id, rx)
     }
 
     /// Whether a server→client request is waiting for the client's answer.
     pub(crate) fn awaits_answers(&self) -> bool {
         !lock(&self.pending).is_empty()
+    }
+
+    /// Completes when a question is asked (at once if one was asked since the last call).
+    pub(crate) async fn question_asked(&self) {
+        self.asked.notified().await;
     }
 
     /// Fails every server→client request still waiting, and any asked later: the peer is gone

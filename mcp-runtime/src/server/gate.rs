@@ -1,10 +1,6 @@
 //! The generation gate: decides, per request, which wire it travels on and with what
 //! capabilities, before any handler runs.
 
-use serde::Deserialize;
-use serde_json::Value;
-use serde_json::value::RawValue;
-
 use crate::protocol::{
     ClientCapabilities, Generation, Implementation, JsonObject, LoggingLevel, McpError,
     ProgressToken, RequestMeta, is_modern, keys, methods,
@@ -26,15 +22,26 @@ pub(super) struct Admitted {
     pub meta: JsonObject,
 }
 
-/// What the gate reads from a request's params: its `_meta` and its raw `requestState`. A
-/// transport that has read them already (to route the request) hands them over as a
-/// [`Preparsed`](super::preread::Preparsed), so the params are not read for them twice.
-#[derive(Debug, Clone, Default, Deserialize)]
+/// What the gate reads from a request's params (with the one reader in `preread`): its
+/// `_meta` and its `requestState`. A transport that has read them already (to route the
+/// request) hands them over as a [`Preparsed`], so the params are not read for them twice.
+#[derive(Debug, Clone, Default)]
 pub(super) struct GateInput {
-    #[serde(rename = "_meta", default)]
     pub meta: Option<RequestMeta>,
-    #[serde(rename = "requestState", default)]
-    pub request_state: Option<Value>,
+    pub request_state: StateField,
+}
+
+/// What stands in a request's `requestState` position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) enum StateField {
+    /// Nothing, or `null`.
+    #[default]
+    Absent,
+    /// A string: a token to open.
+    Token(String),
+    /// Anything else (another type, the member twice): never a valid token, whatever the
+    /// server's settings, so it gets the fixed rejection.
+    NotAToken,
 }
 
 /// The gate's input, read by a transport ahead of dispatch (see `preread`); handed over with
@@ -59,24 +66,13 @@ impl Preparsed {
     }
 }
 
-impl GateInput {
-    /// Reads the gate's input from `params`.
-    pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
-        match params {
-            Some(raw) => serde_json::from_str(raw.get())
-                .map_err(|e| McpError::invalid_params(format!("Invalid _meta: {e}"))),
-            None => Ok(Self::default()),
-        }
-    }
-}
-
 /// Admits a request or says why not; the raw `requestState` comes back beside what was
 /// admitted, for the state boundary to open.
 pub(super) fn admit(
     method: &str,
     input: GateInput,
     conn: &Connection,
-) -> Result<(Admitted, Option<Value>), McpError> {
+) -> Result<(Admitted, StateField), McpError> {
     let meta = input.meta.unwrap_or_default();
     if let Some(version) = meta.protocol_version {
         if !is_modern(&version) {

@@ -40,10 +40,7 @@ pub use registry::{
     PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
 };
 #[cfg(feature = "http")]
-pub(crate) use {
-    gate::Preparsed,
-    preread::{Claim, Preread},
-};
+pub(crate) use {gate::Preparsed, preread::Preread};
 
 use crate::protocol::{Generation, Implementation, ResultFields, ServerCapabilities};
 use crate::state::StateBoundary;

@@ -1,17 +1,20 @@
-//! Reading a request's params before dispatch, for a transport that must look at them first
-//! (the HTTP transport checks its routing headers against them). The gate's part of what was
-//! read travels on as one opaque [`Preparsed`] value, so the params are read once, by the
-//! server's own reader.
+//! The one reader of a request's params before dispatch. The gate reads `_meta` and
+//! `requestState` with it, and a transport that must look at the params first (the HTTP
+//! transport checks its routing headers against them) reads them with it too, so the two can
+//! never disagree about what a body says: a body one of them could not read is refused by
+//! both. What the gate needs travels on as one opaque [`Preparsed`] value, so the params are
+//! read once.
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-use serde_json::Value;
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::protocol::{RequestMeta, Text};
+use crate::protocol::{McpError, RequestMeta, Text};
 
-use super::gate::{GateInput, Preparsed};
+use super::gate::{GateInput, Preparsed, StateField};
 
+#[cfg(feature = "http")]
 impl Preparsed {
     /// The protocol version `_meta` names, if any.
     pub fn protocol_version(&self) -> Option<&str> {
@@ -29,126 +32,247 @@ impl Preparsed {
 
 /// A request's params read in one pass: the gate's input and, borrowed from the params, what
 /// they name (a tool or prompt, a resource URI) and the tool's arguments.
+#[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) struct Preread<'a> {
     /// What the gate reads, for dispatch.
     pub preparsed: Preparsed,
-    /// `name` (`tools/call`, `prompts/get`).
+    /// `name` (`tools/call`, `prompts/get`), when it is a string.
     pub name: Option<Text<'a>>,
-    /// `uri` (`resources/read`).
+    /// `uri` (`resources/read`), when it is a string.
     pub uri: Option<Text<'a>>,
     /// `arguments` (`tools/call`), unparsed.
     pub arguments: Option<&'a RawValue>,
 }
 
-/// The params' shape [`Preread`] is read through.
-#[derive(Deserialize)]
-struct Fields<'a> {
-    #[serde(rename = "_meta", default)]
-    meta: Option<RequestMeta>,
-    #[serde(rename = "requestState", default)]
-    request_state: Option<Value>,
-    #[serde(borrow, default)]
-    name: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    uri: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
+#[cfg(feature = "http")]
 impl<'a> Preread<'a> {
-    /// Reads `params`, or `None` when they do not have the shape the gate expects (a `_meta`
-    /// the gate will reject, a `name` that is not a string): then see [`Claim::read`].
-    pub fn read(params: &'a RawValue) -> Option<Self> {
-        let Fields {
-            meta,
-            request_state,
+    /// Reads `params`, or says why they cannot be a request's params (-32602): `_meta` that
+    /// is not a valid `_meta`, or a member that appears twice.
+    ///
+    /// A `name` or `uri` that is not a string reads as absent: routing headers that name a
+    /// target then disagree with the body, and the handler's own decoding says what is wrong.
+    pub fn read(params: &'a RawValue) -> Result<Self, McpError> {
+        let Members {
+            input,
             name,
             uri,
             arguments,
-        } = serde_json::from_str(params.get()).ok()?;
-        let input = Box::new(GateInput {
-            meta,
-            request_state,
-        });
-        Some(Self {
-            preparsed: Preparsed::new(input),
-            name,
-            uri,
+        } = Members::read(params)?;
+        let text = |raw: Option<&'a RawValue>| {
+            raw.and_then(|raw| serde_json::from_str::<Text<'a>>(raw.get()).ok())
+        };
+        Ok(Self {
+            preparsed: Preparsed::new(Box::new(input)),
+            name: text(name),
+            uri: text(uri),
             arguments,
         })
     }
 }
 
-/// What can still be read from params that [`Preread`] could not read: whether they claim the
-/// stateless wire. A transport checks such a request's routing headers against a body that
-/// names no target, so an odd body cannot slip past them; the gate then says precisely what is
-/// wrong.
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Claim<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<ClaimedMeta<'a>>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct ClaimedMeta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    protocol_version: Option<Text<'a>>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
-    client_capabilities: Option<IgnoredAny>,
-}
-
-impl<'a> Claim<'a> {
-    /// Reads what `params` claim; nothing when even that does not parse.
-    pub fn read(params: &'a RawValue) -> Self {
-        serde_json::from_str(params.get()).unwrap_or_default()
-    }
-
-    /// Whether the params have a `_meta` at all.
-    pub fn has_meta(&self) -> bool {
-        self.meta.is_some()
-    }
-
-    /// The protocol version `_meta` claims.
-    pub fn protocol_version(&self) -> Option<&str> {
-        self.meta.as_ref()?.protocol_version.as_deref()
-    }
-
-    /// Whether `_meta` declares the client's capabilities (of whatever shape).
-    pub fn declares_client_capabilities(&self) -> bool {
-        self.meta
-            .as_ref()
-            .is_some_and(|m| m.client_capabilities.is_some())
+impl GateInput {
+    /// Reads the gate's input from `params` (see [`Preread::read`] for what is refused).
+    pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
+        match params {
+            Some(params) => Members::read(params).map(|members| members.input),
+            None => Ok(Self::default()),
+        }
     }
 }
 
-#[cfg(test)]
+/// The members of params that anything before dispatch reads.
+#[derive(Default)]
+struct Members<'a> {
+    input: GateInput,
+    name: Option<&'a RawValue>,
+    uri: Option<&'a RawValue>,
+    arguments: Option<&'a RawValue>,
+}
+
+impl<'a> Members<'a> {
+    fn read(params: &'a RawValue) -> Result<Self, McpError> {
+        let mut de = serde_json::Deserializer::from_str(params.get());
+        let raw = de
+            .deserialize_map(MembersVisitor)
+            .map_err(|e| params_error("Invalid params", &e))?;
+        let meta = match raw.meta {
+            None => None,
+            Some(meta) => serde_json::from_str::<Option<RequestMeta>>(meta.get())
+                .map_err(|e| params_error("Invalid _meta", &e))?,
+        };
+        Ok(Self {
+            input: GateInput {
+                meta,
+                request_state: raw.request_state,
+            },
+            name: raw.name,
+            uri: raw.uri,
+            arguments: raw.arguments,
+        })
+    }
+}
+
+/// A syntax error found only now (the envelope keeps params unparsed) is a parse error; any
+/// other is bad params.
+fn params_error(what: &str, e: &serde_json::Error) -> McpError {
+    if e.is_syntax() || e.is_eof() {
+        McpError::parse_error(format!("Parse error: {e}"))
+    } else {
+        McpError::invalid_params(format!("{what}: {e}"))
+    }
+}
+
+/// The members as raw JSON. Every value is skipped or kept raw, which serde_json does without
+/// recursing, so no depth of nesting fails here.
+#[derive(Default)]
+struct RawMembers<'a> {
+    meta: Option<&'a RawValue>,
+    request_state: StateField,
+    name: Option<&'a RawValue>,
+    uri: Option<&'a RawValue>,
+    arguments: Option<&'a RawValue>,
+}
+
+struct MembersVisitor;
+
+impl<'de> Visitor<'de> for MembersVisitor {
+    type Value = RawMembers<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
+        fn once<'de, E: de::Error>(
+            slot: &mut Option<&'de RawValue>,
+            value: &'de RawValue,
+            key: &'static str,
+        ) -> Result<(), E> {
+            match slot.replace(value) {
+                Some(_) => Err(E::duplicate_field(key)),
+                None => Ok(()),
+            }
+        }
+        let mut members = RawMembers::default();
+        let mut state_seen = false;
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            match &*key {
+                "_meta" => once(&mut members.meta, map.next_value()?, "_meta")?,
+                "name" => once(&mut members.name, map.next_value()?, "name")?,
+                "uri" => once(&mut members.uri, map.next_value()?, "uri")?,
+                "arguments" => once(&mut members.arguments, map.next_value()?, "arguments")?,
+                "requestState" => {
+                    let raw: &RawValue = map.next_value()?;
+                    // Twice is not a token either: no reader picks one of the two.
+                    members.request_state = if state_seen {
+                        StateField::NotAToken
+                    } else {
+                        StateField::read(raw)
+                    };
+                    state_seen = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(members)
+    }
+}
+
+impl StateField {
+    fn read(raw: &RawValue) -> Self {
+        match raw.get().as_bytes().first() {
+            Some(b'n') => Self::Absent,
+            Some(b'"') => match serde_json::from_str::<String>(raw.get()) {
+                Ok(token) => Self::Token(token),
+                Err(_) => Self::NotAToken,
+            },
+            _ => Self::NotAToken,
+        }
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
 
+    fn raw(params: &str) -> Box<RawValue> {
+        RawValue::from_string(params.to_owned()).expect("raw params")
+    }
+
     #[test]
     fn a_call_is_read_in_one_pass_for_routing_and_the_gate() {
-        let params = r#"{"name":"provision","arguments":{"name":"orders"},"inputResponses":{"region":{"action":"accept","content":{"region":"eu-west-1"}}},"requestState":"v1.abc","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}}"#;
-        let raw = RawValue::from_string(params.to_owned()).expect("raw params");
-        let read = Preread::read(&raw).expect("one pass reads it");
+        let params = raw(
+            r#"{"name":"provision","arguments":{"name":"orders"},"inputResponses":{"region":{"action":"accept","content":{"region":"eu-west-1"}}},"requestState":"v1.abc","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}}"#,
+        );
+        let read = Preread::read(&params).expect("one pass reads it");
         assert_eq!(read.name.as_deref(), Some("provision"));
         assert_eq!(read.preparsed.protocol_version(), Some("2026-07-28"));
         assert!(read.preparsed.declares_client_capabilities());
         let input = read.preparsed.into_input();
-        assert_eq!(input.request_state, Some(Value::from("v1.abc")));
+        assert_eq!(input.request_state, StateField::Token("v1.abc".into()));
     }
 
     #[test]
-    fn params_of_an_odd_shape_still_tell_what_they_claim() {
-        let raw = RawValue::from_string(
-            r#"{"name":1,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#
-                .to_owned(),
-        )
-        .expect("raw params");
-        assert!(Preread::read(&raw).is_none());
-        let claim = Claim::read(&raw);
-        assert!(claim.has_meta());
-        assert_eq!(claim.protocol_version(), Some("2026-07-28"));
-        assert!(claim.declares_client_capabilities());
+    fn a_target_that_is_not_a_string_reads_as_none_and_the_meta_still_counts() {
+        let params = raw(
+            r#"{"name":1,"uri":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        );
+        let read = Preread::read(&params).expect("readable");
+        assert!(read.name.is_none() && read.uri.is_none());
+        assert_eq!(read.preparsed.protocol_version(), Some("2026-07-28"));
+    }
+
+    #[test]
+    fn a_member_twice_is_refused_and_says_which() {
+        for (params, member) in [
+            (r#"{"name":"a","name":"b"}"#, "name"),
+            (r#"{"uri":"a","uri":"b"}"#, "uri"),
+            (r#"{"arguments":{},"arguments":{}}"#, "arguments"),
+            (r#"{"_meta":{},"_meta":null}"#, "_meta"),
+            (
+                r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":null,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+                "io.modelcontextprotocol/protocolVersion",
+            ),
+            (
+                r#"{"_meta":{"traceparent":"a","traceparent":"b"}}"#,
+                "traceparent",
+            ),
+        ] {
+            let error = GateInput::read(Some(&raw(params))).expect_err(params);
+            assert_eq!(error.code, -32602, "{params}");
+            assert!(
+                error
+                    .message
+                    .contains(&format!("duplicate field `{member}`")),
+                "{params}: {}",
+                error.message
+            );
+        }
+    }
+
+    #[test]
+    fn anything_but_one_string_in_the_request_state_position_is_not_a_token() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        for state in ["1", "{}", "true", deep.as_str()] {
+            let params = raw(&format!(r#"{{"requestState":{state}}}"#));
+            let input = GateInput::read(Some(&params)).expect("readable");
+            assert_eq!(input.request_state, StateField::NotAToken, "{state:.20}");
+        }
+        let twice = raw(r#"{"requestState":"v1.a","requestState":"v1.b"}"#);
+        let input = GateInput::read(Some(&twice)).expect("readable");
+        assert_eq!(input.request_state, StateField::NotAToken);
+        let null = raw(r#"{"requestState":null}"#);
+        let input = GateInput::read(Some(&null)).expect("readable");
+        assert_eq!(input.request_state, StateField::Absent);
+    }
+
+    #[test]
+    fn a_bad_escape_found_in_the_params_is_a_parse_error() {
+        let params = raw(r#"{"_meta":{"x":"\ud800"}}"#);
+        let error = GateInput::read(Some(&params)).expect_err("a lone surrogate");
+        assert_eq!(error.code, -32700, "{}", error.message);
     }
 }

@@ -13,7 +13,7 @@ use crate::protocol::{
 use super::Server;
 use super::answer::Exchange;
 use super::context::Context;
-use super::gate::{GateInput, admit};
+use super::gate::{GateInput, StateField, admit};
 use super::handlers::Handler;
 use super::sealing::MultiRoundParams;
 
@@ -135,7 +135,7 @@ impl Server {
         id: &RequestId,
         ctx: Context,
         params: Option<&RawValue>,
-        state: Option<serde_json::Value>,
+        state: StateField,
         handler: Option<&Handler<P, Outcome<R>>>,
         method: &str,
     ) -> Result<String, McpError>

@@ -1,7 +1,6 @@
 //! Where the state boundary meets routing: a multi-round request's `requestState` is opened
 //! before its handler runs and sealed after it returns, bound to the request it belongs to.
 
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::identity::Identity;
@@ -10,6 +9,7 @@ use crate::protocol::{CallToolParams, GetPromptParams, McpError, ReadResourcePar
 use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
+use super::gate::StateField;
 
 /// The params of a method that may take several rounds (`tools/call`, `prompts/get`,
 /// `resources/read`): what their state is bound to, and the plaintext `requestState` slot the
@@ -63,46 +63,51 @@ impl MultiRoundParams for ReadResourceParams {
     }
 }
 
+/// Why a `requestState` that is not one string is rejected, in the log.
+const NOT_A_TOKEN: &str = "non-string requestState";
+
 impl Server {
-    /// The inbound `requestState` as the handler will see it. Without a boundary it passes
-    /// through; with one it must open, or the request ends in the fixed rejection.
+    /// The inbound `requestState` as the handler will see it. Without a boundary a token
+    /// passes through; with one it must open. Anything that is not a token, and a token that
+    /// does not open, ends the request in the fixed rejection.
     pub(super) fn open_state<'b>(
         &self,
-        state: Option<Value>,
+        state: StateField,
         binding: impl FnOnce() -> &'b RequestBinding,
         identity: Option<&Identity>,
     ) -> Result<Option<String>, McpError> {
         let token = match state {
-            None | Some(Value::Null) => return Ok(None),
-            Some(token) => token,
+            StateField::Absent => return Ok(None),
+            StateField::NotAToken => None,
+            StateField::Token(token) => Some(token),
         };
-        let Some(boundary) = &self.inner.state else {
-            return match token {
-                Value::String(s) => Ok(Some(s)),
-                _ => Err(McpError::invalid_params("requestState must be a string")),
-            };
+        let (binding, rejected) = match (token, &self.inner.state) {
+            (Some(token), None) => return Ok(Some(token)),
+            (Some(token), Some(boundary)) => {
+                let binding = binding();
+                let opened = boundary.open(&serde_json::Value::String(token), binding, identity);
+                match opened {
+                    Ok(plaintext) => return Ok(Some(plaintext)),
+                    Err(rejected) => (binding, rejected),
+                }
+            }
+            (None, _) => (binding(), InvalidRequestState::new(NOT_A_TOKEN)),
         };
-        let binding = binding();
         let method = binding.method();
-        boundary
-            .open(&token, binding, identity)
-            .map(Some)
-            .map_err(|rejected| {
-                tracing::warn!(
-                    method,
-                    reason = rejected.reason(),
-                    "requestState rejected on {method}: {}",
-                    rejected.reason()
-                );
-                McpError::from(rejected)
-            })
+        tracing::warn!(
+            method,
+            reason = rejected.reason(),
+            "requestState rejected on {method}: {}",
+            rejected.reason()
+        );
+        Err(rejected.into())
     }
 
     /// The error for params that do not decode: a `requestState` that does not open is
     /// reported first, with the fixed rejection, so bad params never tell a forger more.
     pub(super) fn state_error_first(
         &self,
-        state: Option<Value>,
+        state: StateField,
         method: &str,
         params: Option<&RawValue>,
         identity: Option<&Identity>,
@@ -110,10 +115,12 @@ impl Server {
     ) -> McpError {
         let Some(binding) = RequestBinding::from_raw_params(method, params) else {
             return match state {
-                Some(token) if !token.is_null() && self.inner.state.is_some() => {
+                StateField::Absent => params_error,
+                StateField::NotAToken => InvalidRequestState::new(NOT_A_TOKEN).into(),
+                StateField::Token(_) if self.inner.state.is_some() => {
                     InvalidRequestState::new("request binding").into()
                 }
-                _ => params_error,
+                StateField::Token(_) => params_error,
             };
         };
         match self.open_state(state, || &binding, identity) {

@@ -44,7 +44,7 @@ impl Server {
             let frame = if full {
                 match serving.when_full(&mut incoming).await {
                     Some(Next::Frame(frame)) => frame,
-                    Some(Next::Finished) => continue,
+                    Some(Next::Look) => continue,
                     None => break,
                 }
             } else {
@@ -67,8 +67,8 @@ impl Server {
 
 /// What the loop does next when no more requests may start.
 enum Next {
-    /// A request finished: a slot is free.
-    Finished,
+    /// Look again: a request finished, or one started waiting on the client.
+    Look,
     /// A message arrived while every slot is taken.
     Frame(Frame),
 }
@@ -103,12 +103,15 @@ impl Serving {
     /// refused rather than left to wait on a slot that may never free.
     async fn when_full(&mut self, incoming: &mut mpsc::Receiver<Frame>) -> Option<Next> {
         if !self.connection.awaits_answers() {
-            self.tasks.join_next().await;
-            return Some(Next::Finished);
+            tokio::select! {
+                _ = self.tasks.join_next() => {}
+                () = self.connection.question_asked() => {}
+            }
+            return Some(Next::Look);
         }
         tokio::select! {
             biased;
-            Some(_) = self.tasks.join_next() => Some(Next::Finished),
+            Some(_) = self.tasks.join_next() => Some(Next::Look),
             frame = incoming.recv() => frame.map(Next::Frame),
         }
     }

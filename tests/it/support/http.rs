@@ -199,6 +199,12 @@ impl Request {
         self
     }
 
+    /// Adds a header even if one of that name is already there (a header sent twice).
+    pub fn also(mut self, name: &str, value: &str) -> Self {
+        self.headers.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
     /// Another request target than `/mcp` (a path, with a query if any).
     pub fn path(mut self, path: &str) -> Self {
         self.path = path.to_owned();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 
@@ -60,8 +60,8 @@ impl Drop for Shared {
     }
 }
 
-fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
-    let reason = hosts.check(headers).err()?;
+fn forbidden(uri: &Uri, headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
+    let reason = hosts.check(uri, headers).err()?;
     tracing::warn!(%reason, "rejected a request (DNS-rebinding protection)");
     let error = McpError::invalid_request("Forbidden: Host or Origin not allowed");
     Some(respond::json_with_status(
@@ -72,18 +72,22 @@ fn forbidden(headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
 
 pub(super) async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let response = post_response(&shared, &parts.headers, body).await;
+    let response = post_response(&shared, &parts.uri, &parts.headers, body).await;
     shared.finish(response)
 }
 
-async fn post_response(shared: &Shared, headers: &HeaderMap, body: Body) -> Response {
-    let identity = match guard(shared, headers).await {
+async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Body) -> Response {
+    let identity = match guard(shared, uri, headers).await {
         Ok(identity) => identity,
         Err(refused) => return refused,
     };
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.
-    if let Some(content_type) = headers.get(header::CONTENT_TYPE) {
+    let Ok(content_type) = headers::single(headers, header::CONTENT_TYPE) else {
+        let error = McpError::invalid_request("Content-Type is sent twice");
+        return respond::error(None, &error, StatusRules::Stateless);
+    };
+    if let Some(content_type) = content_type {
         let is_json = content_type
             .to_str()
             .ok()
@@ -181,16 +185,24 @@ fn method_not_allowed(allow: &'static str) -> Response {
     response
 }
 
-pub(super) async fn on_get(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let response = match guard(&shared, &headers).await {
+pub(super) async fn on_get(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let response = match guard(&shared, &uri, &headers).await {
         Ok(identity) => sessions::handle_get(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
     };
     shared.finish(response)
 }
 
-pub(super) async fn on_delete(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let response = match guard(&shared, &headers).await {
+pub(super) async fn on_delete(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let response = match guard(&shared, &uri, &headers).await {
         Ok(identity) => sessions::handle_delete(&shared, &headers, identity.as_deref()),
         Err(refused) => refused,
     };
@@ -198,8 +210,12 @@ pub(super) async fn on_delete(State(shared): State<Arc<Shared>>, headers: Header
 }
 
 /// The `Host`/`Origin` rules, then the bearer token.
-async fn guard(shared: &Shared, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
-    if let Some(response) = forbidden(headers, &shared.hosts) {
+async fn guard(
+    shared: &Shared,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<Option<Arc<Identity>>, Response> {
+    if let Some(response) = forbidden(uri, headers, &shared.hosts) {
         return Err(response);
     }
     shared.authenticate(headers).await
@@ -207,8 +223,12 @@ async fn guard(shared: &Shared, headers: &HeaderMap) -> Result<Option<Arc<Identi
 
 /// The RFC 9728 document; no token needed, but the `Host`/`Origin` rules hold as for the
 /// endpoint itself.
-pub(super) async fn on_metadata(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let response = match (forbidden(&headers, &shared.hosts), &shared.bearer) {
+pub(super) async fn on_metadata(
+    State(shared): State<Arc<Shared>>,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let response = match (forbidden(&uri, &headers, &shared.hosts), &shared.bearer) {
         (Some(refused), _) => refused,
         (None, Some(bearer)) => bearer.metadata(),
         // Only routed when there is a guard; a 404 is still the honest answer without one.

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use axum::http::header::{AsHeaderName, HeaderName};
-use axum::http::{HeaderMap, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -40,12 +40,33 @@ pub(super) fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
     }
 }
 
-/// Reads one header, decoded. `Ok(None)` when absent; `Err` when present but unreadable.
+/// The value of a header the server decides on, or `Err` when it is sent more than once:
+/// an intermediary may act on one copy and the server on another, so neither is taken.
+pub(super) fn single(
+    headers: &HeaderMap,
+    name: impl AsHeaderName,
+) -> Result<Option<&HeaderValue>, Repeated> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    match values.next() {
+        Some(_) => Err(Repeated),
+        None => Ok(first),
+    }
+}
+
+/// A header the server decides on was sent more than once.
+#[derive(Debug)]
+pub(super) struct Repeated;
+
+/// Reads one header, decoded. `Ok(None)` when absent; `Err` when present but unreadable, or
+/// sent more than once.
 pub(super) fn header<'h>(
     headers: &'h HeaderMap,
     name: impl AsHeaderName + std::fmt::Display + Copy,
 ) -> Result<Option<Cow<'h, str>>, McpError> {
-    match headers.get(name) {
+    let value = single(headers, name)
+        .map_err(|Repeated| McpError::header_mismatch(format!("Header {name} is sent twice")))?;
+    match value {
         None => Ok(None),
         Some(v) => decode_value(v.as_bytes())
             .map(Some)
@@ -145,13 +166,18 @@ fn same_value(body: &Value, header: &str) -> bool {
     }
 }
 
-/// Whether the `Accept` header admits `media` (a missing header admits everything).
+/// Whether the `Accept` header admits `media` (a missing header admits everything). Several
+/// `Accept` lines are one list (RFC 9110 §5.3).
 pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let Some(accept) = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()) else {
+    let mut lines = headers.get_all(header::ACCEPT).iter().peekable();
+    if lines.peek().is_none() {
         return true;
-    };
+    }
     let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    accept.split(',').any(|item| {
+    let mut items = lines
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','));
+    items.any(|item| {
         let range = item.split(';').next().unwrap_or("").trim();
         range.eq_ignore_ascii_case(media)
             || range == "*/*"

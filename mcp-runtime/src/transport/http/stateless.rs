@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
 use crate::protocol::{Incoming, McpError, RawRequest, methods};
-use crate::server::{Claim, Connection, Preparsed, Preread};
+use crate::server::{Connection, Preparsed, Preread};
 
 use super::Shared;
 use super::headers::{self, BodyFacts};
@@ -56,25 +56,9 @@ pub(super) async fn classify(
             preparsed: None,
         });
     };
-    let Some(read) = Preread::read(params) else {
-        let claim = Claim::read(params);
-        if !claim.has_meta() {
-            return Ok(Classified {
-                stateless: false,
-                preparsed: None,
-            });
-        }
-        let version = claim.protocol_version();
-        if let (Some(version), true, Some(request)) =
-            (version, claim.declares_client_capabilities(), request)
-        {
-            check_headers(shared, headers, request, version, Target::default()).await?;
-        }
-        return Ok(Classified {
-            stateless: version.is_some(),
-            preparsed: None,
-        });
-    };
+    // Fail closed: a body the server's own reader refuses is refused here, before anything
+    // is decided on what it seems to say.
+    let read = Preread::read(params)?;
     let Preread {
         preparsed,
         name,
