@@ -21,6 +21,8 @@ pub mod code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// The server failed.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// 2025-11-25 only: the resource does not exist (2026-07-28 says -32602 instead).
+    pub const LEGACY_RESOURCE_NOT_FOUND: i32 = -32002;
     /// HTTP routing headers missing or not matching the body.
     pub const HEADER_MISMATCH: i32 = -32020;
     /// The request needs a client capability it did not declare.
@@ -135,6 +137,16 @@ impl McpError {
     /// ```
     pub fn is_invalid_request_state(&self) -> bool {
         self.code == code::INVALID_PARAMS && self.message == INVALID_REQUEST_STATE_MESSAGE
+    }
+
+    /// -32002 for a resource that does not exist, as 2025-11-25 says it (2026-07-28 retired
+    /// the code: use [`resource_not_found`](Self::resource_not_found) there).
+    pub fn legacy_resource_not_found(uri: &str) -> Self {
+        Self::new(
+            code::LEGACY_RESOURCE_NOT_FOUND,
+            format!("Resource not found: {uri}"),
+        )
+        .with_data(json!({ "uri": uri }))
     }
 
     /// -32602 for a resource that does not exist, with the URI in `data`.

@@ -21,6 +21,7 @@ use super::context::Context;
 use super::handlers::{Handler, erase};
 #[cfg(feature = "http")]
 use super::http_settings::HttpSettings;
+use super::subscriptions::{self, ResourceExists};
 
 /// The longest message accepted by default (4 MiB).
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
@@ -70,6 +71,7 @@ pub struct ServerBuilder {
     page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_requests_in_flight: usize,
+    pub(crate) resource_exists: Option<ResourceExists>,
     logging: bool,
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
@@ -97,6 +99,7 @@ impl ServerBuilder {
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+            resource_exists: None,
             logging: true,
             security: None,
             app_state: AppState::default(),
@@ -253,6 +256,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Says which URIs name a resource, for 2025-11-25 `resources/subscribe`: a subscription
+    /// to any other is refused (-32002). Without it, the fixed listings
+    /// ([`list_resources`](Self::list_resources),
+    /// [`list_resource_templates`](Self::list_resource_templates)) decide when there are some
+    /// and no listing comes from a handler; otherwise any URI may be subscribed (each session
+    /// holds at most [`MAX_SUBSCRIPTIONS`](super::MAX_SUBSCRIPTIONS) of at most
+    /// [`MAX_SUBSCRIBED_URI`](super::MAX_SUBSCRIBED_URI) bytes).
+    ///
+    /// ```
+    /// # use mcp::protocol::{Implementation, ReadResourceResult, ResourceContents};
+    /// let server = mcp::server::Server::builder(Implementation::new("files", "1.0.0"))
+    ///     .on_read_resource(|_ctx, params| async move {
+    ///         let text = ResourceContents::text(&params.uri, "…");
+    ///         Ok(ReadResourceResult::new(vec![text]))
+    ///     })
+    ///     .resource_exists(|uri| uri.starts_with("file:///srv/"))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn resource_exists(
+        mut self,
+        exists: impl Fn(&str) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.resource_exists = Some(Arc::new(exists));
+        self
+    }
+
     /// Handles `completion/complete`.
     pub fn on_complete<F, Fut>(mut self, f: F) -> Self
     where
@@ -322,6 +353,15 @@ impl ServerBuilder {
         };
         let page_size = self.page_size;
         let listings = std::mem::take(&mut self.listings);
+        // A listing handler of the application's may name any URI.
+        let listed_by_handler = self.handlers.list_resources.is_some()
+            || self.handlers.list_resource_templates.is_some();
+        if self.resource_exists.is_none() && !listed_by_handler {
+            self.resource_exists = subscriptions::listed(
+                listings.resources.as_deref().unwrap_or_default(),
+                listings.resource_templates.as_deref().unwrap_or_default(),
+            );
+        }
         if let Some(tools) = listings.tools {
             self.handlers.list_tools =
                 Some(fixed_listing(tools, page_size, |tools, next_cursor| {

@@ -25,6 +25,9 @@ pub(crate) fn changes_connection(method: &str) -> bool {
     )
 }
 
+/// How many resources one connection (or 2025-11-25 session) may subscribe to at once.
+pub const MAX_SUBSCRIPTIONS: usize = 1000;
+
 /// What a server→client request resolves to: the client's result or its error.
 pub(crate) type ClientAnswer = Result<Box<RawValue>, McpError>;
 
@@ -107,13 +110,22 @@ impl Connection {
         lock(&self.subscriptions).iter().cloned().collect()
     }
 
-    pub(crate) fn set_subscribed(&self, uri: &str, subscribed: bool) {
+    /// Subscribes to `uri`, unless the connection already holds
+    /// [`MAX_SUBSCRIPTIONS`] others.
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), McpError> {
         let mut set = lock(&self.subscriptions);
-        if subscribed {
-            set.insert(uri.to_owned());
-        } else {
-            set.remove(uri);
+        if set.len() >= MAX_SUBSCRIPTIONS && !set.contains(uri) {
+            return Err(McpError::invalid_params(format!(
+                "Too many subscriptions on this session (the limit is {MAX_SUBSCRIPTIONS}); \
+                 unsubscribe from one first"
+            )));
         }
+        set.insert(uri.to_owned());
+        Ok(())
+    }
+
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        lock(&self.subscriptions).remove(uri);
     }
 
     /// Reserves an id for a server→client request and the slot its answer arrives in.

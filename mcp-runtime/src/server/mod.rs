@@ -20,6 +20,7 @@ mod preread;
 mod registry;
 mod route;
 mod sealing;
+mod subscriptions;
 
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ pub use builder::{
     DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PAGE_SIZE, ServerBuilder,
 };
 pub(crate) use connection::changes_connection;
-pub use connection::{Connection, LegacySession};
+pub use connection::{Connection, LegacySession, MAX_SUBSCRIPTIONS};
 pub use context::Context;
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
@@ -39,12 +40,14 @@ pub use registry::{
     IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall,
     PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
 };
+pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};
 
 use crate::protocol::{Generation, Implementation, ResultFields, ServerCapabilities};
 use crate::state::StateBoundary;
 use builder::Handlers;
+use subscriptions::ResourceExists;
 
 /// A low-level MCP server. Cheap to clone (all clones share one set of handlers).
 #[derive(Clone)]
@@ -59,6 +62,8 @@ struct Inner {
     handlers: Handlers,
     max_message_size: usize,
     max_requests_in_flight: usize,
+    /// `None`: unknown (a listing handler of the application's), so any URI may be subscribed.
+    resource_exists: Option<ResourceExists>,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
     #[cfg(feature = "http")]
@@ -95,6 +100,7 @@ impl Server {
                 handlers: b.handlers,
                 max_message_size: b.max_message_size,
                 max_requests_in_flight: b.max_requests_in_flight,
+                resource_exists: b.resource_exists,
                 state,
                 app_state: Arc::new(b.app_state),
                 #[cfg(feature = "http")]

@@ -6,8 +6,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{
     ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
-    Outcome, RawRequest, RequestId, SubscribeParams, WireResult, decode_params, methods,
-    result_line,
+    Outcome, RawRequest, RequestId, WireResult, decode_params, methods, result_line,
 };
 
 use super::Server;
@@ -61,9 +60,7 @@ impl Server {
             methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
                 if generation == Generation::V2025_11_25 && self.subscribable() =>
             {
-                let p: SubscribeParams = decode_params(params)?;
-                let subscribe = method == methods::RESOURCES_SUBSCRIBE;
-                exchange.connection.set_subscribed(&p.uri, subscribe);
+                self.set_subscription(&method, params, &exchange.connection)?;
                 Ok(self.result_line(&id, generation, EmptyResult::default()))
             }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {

@@ -371,3 +371,83 @@ async fn methods_without_a_handler_are_method_not_found() {
         assert_eq!(reply["error"]["code"], -32601, "{method}");
     }
 }
+
+fn resource_server(exists: Option<fn(&str) -> bool>) -> mcp::server::Server {
+    use mcp::protocol::{
+        Implementation, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    };
+    let template: ResourceTemplate =
+        serde_json::from_value(json!({"uriTemplate": "db://{table}", "name": "table"}))
+            .expect("template");
+    let builder = mcp::server::Server::builder(Implementation::new("files", "1"))
+        .list_resources(vec![Resource::new("file:///a", "a")])
+        .list_resource_templates(vec![template])
+        .on_read_resource(|_ctx, p| async move {
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(
+                &p.uri, "x",
+            )]))
+        });
+    match exists {
+        Some(exists) => builder.resource_exists(exists),
+        None => builder,
+    }
+    .build()
+    .expect("builds")
+}
+
+async fn legacy_session(wire: &mut crate::support::Wire) {
+    let reply = wire.call(1, "initialize", initialize_params()).await;
+    assert!(reply["result"].is_object(), "{reply}");
+    wire.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+        .await;
+}
+
+#[tokio::test]
+async fn a_subscription_names_a_resource_the_server_has() {
+    let mut wire = crate::support::Wire::with_server(resource_server(None));
+    legacy_session(&mut wire).await;
+    for uri in ["file:///a", "db://orders"] {
+        let reply = wire
+            .call(2, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert!(reply["result"].is_object(), "{uri}: {reply}");
+    }
+    let reply = wire
+        .call(3, "resources/subscribe", json!({"uri": "file:///nope"}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32002, "{reply}");
+    let long = format!("db://{}", "x".repeat(5000));
+    let reply = wire
+        .call(4, "resources/subscribe", json!({"uri": long}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+}
+
+#[tokio::test]
+async fn a_session_holds_a_bounded_number_of_subscriptions() {
+    let mut wire = crate::support::Wire::with_server(resource_server(Some(|_| true)));
+    legacy_session(&mut wire).await;
+    let limit = mcp::server::MAX_SUBSCRIPTIONS;
+    for n in 0..limit {
+        let uri = format!("mem://{n}");
+        let reply = wire
+            .call(2, "resources/subscribe", json!({"uri": uri}))
+            .await;
+        assert!(reply["result"].is_object(), "{n}: {reply}");
+    }
+    let reply = wire
+        .call(3, "resources/subscribe", json!({"uri": "mem://one-more"}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    // Subscribing again to one it holds is no new subscription.
+    let reply = wire
+        .call(4, "resources/subscribe", json!({"uri": "mem://0"}))
+        .await;
+    assert!(reply["result"].is_object(), "{reply}");
+    wire.call(5, "resources/unsubscribe", json!({"uri": "mem://0"}))
+        .await;
+    let reply = wire
+        .call(6, "resources/subscribe", json!({"uri": "mem://one-more"}))
+        .await;
+    assert!(reply["result"].is_object(), "{reply}");
+}
