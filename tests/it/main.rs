@@ -15,6 +15,7 @@ mod client_server;
 mod elicitation_schemas;
 mod fleet;
 mod handler_panics;
+mod hostile_inputs;
 mod hostile_stdio;
 mod hostile_wire;
 mod http_auth;

@@ -144,14 +144,19 @@ impl Running {
 
     /// A request to `/mcp` with this server's Host and the given extra headers.
     pub fn post(&self, body: impl Into<Vec<u8>>) -> Request {
-        Request::new(self.addr, "POST", body.into())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
+        post(self.addr, body)
     }
 
     pub fn method(&self, method: &str) -> Request {
         Request::new(self.addr, method, Vec::new())
     }
+}
+
+/// A JSON POST to `/mcp` on `addr`.
+pub fn post(addr: SocketAddr, body: impl Into<Vec<u8>>) -> Request {
+    Request::new(addr, "POST", body.into())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
 }
 
 /// The `_meta` of a 2026-07-28 request.
