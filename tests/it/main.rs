@@ -16,6 +16,7 @@ mod elicitation_schemas;
 mod fleet;
 mod handler_panics;
 mod hostile_inputs;
+mod hostile_server;
 mod hostile_stdio;
 mod hostile_wire;
 mod http_auth;

@@ -10,11 +10,12 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc::error::TrySendError;
+use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::protocol::{
-    Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, keys, notification_line,
-    request_line,
+    Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line, keys,
+    notification_line, request_line,
 };
 use crate::transport::Duplex;
 
@@ -23,6 +24,14 @@ use super::server_requests::answer_server_request;
 use super::{Client, ClientError};
 
 type Waiters = Mutex<HashMap<RequestId, oneshot::Sender<Result<Box<RawValue>, McpError>>>>;
+
+/// How many notifications wait for the application before newer ones are dropped: a client
+/// that never takes [`Client::notifications`] must not grow without end.
+pub const NOTIFICATION_BUFFER: usize = 1024;
+
+/// How many of the server's own requests (2025-11-25 back-channel) are answered at once; past
+/// that a server asking more gets an error at once rather than a task each.
+pub const MAX_SERVER_REQUESTS_IN_FLIGHT: usize = 64;
 
 /// The sending half of a connection and the requests waiting for their answers.
 pub(super) struct Connection {
@@ -39,7 +48,7 @@ impl Connection {
     pub fn open(
         duplex: Duplex,
         callbacks: Arc<Callbacks>,
-    ) -> (Self, mpsc::UnboundedReceiver<RawNotification>) {
+    ) -> (Self, mpsc::Receiver<RawNotification>) {
         let Duplex {
             mut incoming,
             outgoing,
@@ -47,7 +56,9 @@ impl Connection {
         } = duplex;
         let waiting: Arc<Waiters> = Arc::default();
         let closed = Arc::new(AtomicBool::new(false));
-        let (note_tx, note_rx) = mpsc::unbounded_channel();
+        let (note_tx, note_rx) = mpsc::channel(NOTIFICATION_BUFFER);
+        let answering = Arc::new(Semaphore::new(MAX_SERVER_REQUESTS_IN_FLIGHT));
+        let mut dropped = 0u64;
         let router = waiting.clone();
         let replies = outgoing.clone();
         let closing = closed.clone();
@@ -65,15 +76,34 @@ impl Connection {
                         }
                     }
                     Ok(Incoming::Notification(n)) => {
-                        let _ = note_tx.send(n);
+                        if let Err(TrySendError::Full(n)) = note_tx.try_send(n) {
+                            dropped += 1;
+                            // Logged at powers of two: a steady flood stays readable.
+                            if dropped.is_power_of_two() {
+                                tracing::warn!(
+                                    dropped,
+                                    method = %n.method,
+                                    "dropped a server notification: nobody reads them"
+                                );
+                            }
+                        }
                     }
                     Ok(Incoming::Request(request)) => {
                         // A 2025-11-25 server asking over the back-channel: the same handlers
-                        // answer, concurrently with everything else.
+                        // answer, concurrently with everything else, up to a bound.
+                        let Ok(permit) = answering.clone().try_acquire_owned() else {
+                            let error = McpError::internal(format!(
+                                "The client is answering {MAX_SERVER_REQUESTS_IN_FLIGHT} \
+                                 requests of this server already"
+                            ));
+                            let _ = replies.send(error_line(Some(&request.id), &error)).await;
+                            continue;
+                        };
                         let callbacks = callbacks.clone();
                         let replies = replies.clone();
                         tokio::spawn(async move {
                             let line = answer_server_request(&callbacks, request).await;
+                            drop(permit);
                             let _ = replies.send(line).await;
                         });
                     }

@@ -21,6 +21,7 @@ use crate::protocol::{ClientCapabilities, Implementation, McpError, RawNotificat
 use crate::transport::Duplex;
 
 pub use builder::ClientBuilder;
+pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 
 use callbacks::Callbacks;
@@ -86,7 +87,7 @@ struct Inner {
     call_timeout: Option<Duration>,
     /// The revision of the 2025-11-25 session [`initialize`](Client::initialize) opened.
     session: Mutex<Option<String>>,
-    notifications: Mutex<Option<mpsc::UnboundedReceiver<RawNotification>>>,
+    notifications: Mutex<Option<mpsc::Receiver<RawNotification>>>,
 }
 
 impl Client {
@@ -123,8 +124,9 @@ impl Client {
     }
 
     /// The notifications the server sends (progress, log messages). Only the first call gets
-    /// the receiver.
-    pub fn notifications(&self) -> Option<mpsc::UnboundedReceiver<RawNotification>> {
+    /// the receiver. Up to [`NOTIFICATION_BUFFER`] wait for it to be read; newer ones are
+    /// dropped (and logged) until it is.
+    pub fn notifications(&self) -> Option<mpsc::Receiver<RawNotification>> {
         lock(&self.inner.notifications).take()
     }
 
