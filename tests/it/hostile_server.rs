@@ -79,3 +79,52 @@ async fn a_flood_of_server_questions_is_answered_within_a_bound() {
     let more = tokio::time::timeout(Duration::from_millis(200), server_end.incoming.recv()).await;
     assert!(more.is_err(), "{more:?}");
 }
+
+/// A server that answers every request with `head` and then `body_chunk` forever (until the
+/// client hangs up).
+async fn endless(head: &'static str, body_chunk: Vec<u8>) -> std::net::SocketAddr {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let body_chunk = body_chunk.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0; 1 << 16];
+                let _ = socket.read(&mut buf).await;
+                if socket.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                while socket.write_all(&body_chunk).await.is_ok() {}
+            });
+        }
+    });
+    addr
+}
+
+#[tokio::test]
+async fn an_endless_response_ends_the_request_not_the_client() {
+    const JSON: &str = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                        content-length: 1000000000\r\n\r\n";
+    const SSE: &str = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+                       transfer-encoding: chunked\r\n\r\n5\r\ndata:\r\n";
+    let json_addr = endless(JSON, vec![b' '; 1 << 16]).await;
+    // One `data:` line that never ends, in valid chunks.
+    let chunk = [b"10000\r\n".as_slice(), &[b'a'; 0x10000], b"\r\n"].concat();
+    let sse_addr = endless(SSE, chunk).await;
+    for addr in [json_addr, sse_addr] {
+        let duplex = mcp::transport::http_client::connect(&format!("http://{addr}/mcp"))
+            .expect("a valid URL");
+        let client = Client::builder(Implementation::new("c", "1")).connect(duplex);
+        let answer = tokio::time::timeout(
+            Duration::from_secs(20),
+            client.request_raw::<_, Value>("tools/list", &json!({})),
+        )
+        .await
+        .expect("the client gives up in time");
+        let error = answer.expect_err("no answer");
+        assert!(error.to_string().contains("HTTP transport"), "{error}");
+    }
+}

@@ -201,7 +201,13 @@ async fn exchange(
         )
         .await;
     }
-    let bytes = body.collect().await.map_err(|e| e.to_string())?.to_bytes();
+    // A server cannot make the client buffer more than one message may hold.
+    let limit = crate::server::DEFAULT_MAX_MESSAGE_SIZE;
+    let bytes = http_body_util::Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| format!("reading the response: {e}"))?
+        .to_bytes();
     check_in(endpoint, sender);
     let text = String::from_utf8_lossy(&bytes).trim().to_owned();
     let is_json_rpc = serde_json::from_str::<Value>(&text)
@@ -236,7 +242,10 @@ async fn relay(
         let Some(bytes) = frame.data_ref() else {
             continue;
         };
-        for event in parser.feed(bytes) {
+        let events = parser
+            .feed(bytes)
+            .map_err(|e| format!("the server sent an event longer than {} bytes", e.limit))?;
+        for event in events {
             let event = received(endpoint, method, event);
             if let Some(id) = request_id {
                 let answers = serde_json::from_str::<Value>(&event)
