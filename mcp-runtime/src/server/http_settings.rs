@@ -10,6 +10,8 @@ use crate::auth::ResourceServer;
 pub const DEFAULT_PATH: &str = "/mcp";
 /// The default number of concurrent 2025-11-25 sessions.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// The default number of concurrent 2025-11-25 sessions of one authenticated caller.
+pub const DEFAULT_MAX_SESSIONS_PER_OWNER: usize = 64;
 /// The default idle time after which a 2025-11-25 session expires.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// How long serving until a signal lets in-flight requests finish after it.
@@ -37,6 +39,7 @@ pub(crate) struct HttpSettings {
     pub allowed_origins: Vec<String>,
     pub dns_rebinding_protection: bool,
     pub max_sessions: usize,
+    pub max_sessions_per_owner: usize,
     pub session_idle_timeout: Duration,
     /// `None`: unbounded where the caller gives the shutdown future, [`DEFAULT_GRACE_PERIOD`]
     /// where serving stops on a signal.
@@ -60,6 +63,7 @@ impl Default for HttpSettings {
             allowed_origins: Vec::new(),
             dns_rebinding_protection: true,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_owner: DEFAULT_MAX_SESSIONS_PER_OWNER,
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
             grace_period: None,
             drain: Duration::ZERO,

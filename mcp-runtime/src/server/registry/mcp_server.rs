@@ -251,11 +251,31 @@ impl McpServer {
         self
     }
 
-    /// How many 2025-11-25 HTTP sessions may be open at once; opening one more evicts the
-    /// longest idle (default 1024).
+    /// How many 2025-11-25 HTTP sessions may be open at once (default 1024). Opening one more
+    /// evicts the longest idle session that is not in use; a session with a request running or
+    /// its GET stream open is never evicted, and when every session is in use, `initialize` is
+    /// refused with `503` and `Retry-After`.
     #[cfg(feature = "http")]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.builder.http.max_sessions = sessions;
+        self
+    }
+
+    /// How many 2025-11-25 HTTP sessions one authenticated caller (see [`auth`](Self::auth))
+    /// may hold at once (default 64), so that no caller can fill the table alone. One more
+    /// evicts that caller's own longest idle session that is not in use, else it is refused
+    /// with `503`. Without `auth` every caller is anonymous and only
+    /// [`max_sessions`](Self::max_sessions) applies.
+    ///
+    /// ```
+    /// let server = mcp::server::McpServer::new("provisioner")
+    ///     .max_sessions(4096)
+    ///     .max_sessions_per_owner(16);
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn max_sessions_per_owner(mut self, sessions: usize) -> Self {
+        self.builder.http.max_sessions_per_owner = sessions;
         self
     }
 

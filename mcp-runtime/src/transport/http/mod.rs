@@ -54,7 +54,8 @@ use crate::server::{HttpSettings, Server};
 pub use crate::server::http_settings::{
     DEFAULT_BODY_BUDGET, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_GRACE_PERIOD,
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONCURRENT_REQUESTS,
-    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_PATH, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_PATH,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
@@ -204,10 +205,20 @@ impl HttpTransport {
         self
     }
 
-    /// How many 2025-11-25 sessions may be open at once; opening one more evicts the longest
-    /// idle (default 1024).
+    /// How many 2025-11-25 sessions may be open at once (default 1024). Opening one more
+    /// evicts the longest idle session that is not in use (no request running, no GET stream
+    /// open); when every session is in use, `initialize` gets `503` with `Retry-After`.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.settings.max_sessions = sessions;
+        self
+    }
+
+    /// How many 2025-11-25 sessions one authenticated caller may hold at once (default 64).
+    /// One more evicts that caller's own longest idle session that is not in use, else it is
+    /// refused with `503`. Without [`auth`](Self::auth) only [`max_sessions`](Self::max_sessions)
+    /// applies.
+    pub fn max_sessions_per_owner(mut self, sessions: usize) -> Self {
+        self.settings.max_sessions_per_owner = sessions;
         self
     }
 
@@ -318,9 +329,9 @@ impl HttpTransport {
             server: self.server.clone(),
             hosts,
             bearer,
-            // Zero would evict every session as it opens; one is the least that works.
             sessions: SessionTable::new(
-                settings.max_sessions.max(1),
+                settings.max_sessions,
+                settings.max_sessions_per_owner,
                 settings.session_idle_timeout,
             ),
             tool_headers: ToolHeaders::default(),
