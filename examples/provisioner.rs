@@ -12,7 +12,8 @@
 //! instance started with the same keys can finish a round that another one started.
 //! On SIGTERM or Ctrl-C the HTTP server stops accepting, leaves idle connections up to
 //! `--drain` seconds for a load balancer to close (default 0), lets in-flight requests finish
-//! within `--grace` seconds (default 30), and exits 0.
+//! within `--grace` seconds (default 30), and exits 0. `--header-timeout` bounds how long a
+//! client may take to send a request's headers (default 10).
 
 use mcp::state::RequestStateSecurity;
 use mcp::{Elicit, Elicited, McpServer};
@@ -72,7 +73,8 @@ async fn provision(
     }
 }
 
-const USAGE: &str = "usage: provisioner [--http ADDR [--grace SECS] [--drain SECS]]";
+const USAGE: &str =
+    "usage: provisioner [--http ADDR [--grace SECS] [--drain SECS] [--header-timeout SECS]]";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -98,6 +100,7 @@ async fn main() -> anyhow::Result<()> {
         server = match flag.as_str() {
             "--grace" => server.grace_period(seconds),
             "--drain" => server.drain(seconds),
+            "--header-timeout" => server.header_read_timeout(seconds),
             _ => anyhow::bail!(USAGE),
         };
     }

@@ -15,7 +15,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::support;
-use crate::support::http::{Flags, Reply, Running, meta};
+use crate::support::http::{Flags, Reply, Running, meta, read_within};
 
 const SECRET: &[u8] = b"a-test-only-hmac-secret-of-32-bytes+";
 const ISSUER: &str = "https://auth.example.com";
@@ -52,6 +52,14 @@ struct Protected {
 impl Protected {
     /// `configure` builds the resource server for the endpoint's URL.
     async fn start(configure: impl FnOnce(&str) -> ResourceServer) -> Self {
+        Self::start_with(configure, |t| t).await
+    }
+
+    /// As [`start`](Self::start), with the transport adjusted by `adjust`.
+    async fn start_with(
+        configure: impl FnOnce(&str) -> ResourceServer,
+        adjust: impl FnOnce(HttpTransport) -> HttpTransport,
+    ) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
         let resource = format!("http://{addr}/mcp");
@@ -59,7 +67,7 @@ impl Protected {
             .tools(mcp::tools![whoami, support::provision])
             .build()
             .expect("valid server");
-        let transport = HttpTransport::new(server).auth(configure(&resource));
+        let transport = adjust(HttpTransport::new(server).auth(configure(&resource)));
         let stop = CancellationToken::new();
         let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
         let running = Running {
@@ -73,11 +81,45 @@ impl Protected {
 
     /// Verifies HS256 tokens from [`ISSUER`] for this endpoint.
     async fn hs256() -> Self {
-        Self::start(|resource| {
+        Self::hs256_with(|t| t).await
+    }
+
+    /// As [`hs256`](Self::hs256), with the transport adjusted by `adjust`.
+    async fn hs256_with(adjust: impl FnOnce(HttpTransport) -> HttpTransport) -> Self {
+        let resource_server = |resource: &str| {
             ResourceServer::jwt(resource, ISSUER, JwtKey::hmac(SECRET).expect("key"))
                 .expect("valid resource URL")
-        })
-        .await
+        };
+        Self::start_with(resource_server, adjust).await
+    }
+
+    /// Opens a 2025-11-25 session with `authorization`; the reply, and the session id if one
+    /// was opened.
+    async fn initialize(&self, authorization: &str) -> (Reply, Option<String>) {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}});
+        let reply = self
+            .running
+            .post(initialize.to_string())
+            .header("authorization", authorization)
+            .send()
+            .await;
+        let session = reply.header("mcp-session-id").map(str::to_owned);
+        (reply, session)
+    }
+
+    /// The status of a `tools/list` in `session` with `authorization`.
+    async fn list_in(&self, session: &str, authorization: &str) -> u16 {
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+        self.running
+            .post(list.to_string())
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("authorization", authorization)
+            .send()
+            .await
+            .status
     }
 
     fn metadata_url(&self) -> String {
@@ -555,4 +597,51 @@ async fn a_session_belongs_to_the_user_that_opened_it() {
         .await;
     assert_eq!(r.status, 200);
     assert_eq!(list(5, &alice).send().await.status, 404);
+}
+
+#[tokio::test]
+async fn one_caller_holds_at_most_its_share_of_sessions() {
+    let s = Protected::hs256_with(|t| t.max_sessions_per_owner(2)).await;
+    let alice = format!("Bearer {}", hs256(&s.claims("alice")));
+    let bob = format!("Bearer {}", hs256(&s.claims("bob")));
+    let open = |who: &'static str| {
+        let token = if who == "alice" { &alice } else { &bob };
+        let s = &s;
+        async move {
+            let (reply, session) = s.initialize(token).await;
+            assert_eq!(reply.status, 200, "{who}: {reply:?}");
+            session.expect("a session id")
+        }
+    };
+    let bobs = open("bob").await;
+    let alices = [
+        open("alice").await,
+        open("alice").await,
+        open("alice").await,
+    ];
+    // Alice's third session evicted her own oldest, not Bob's, older still.
+    assert_eq!(s.list_in(&alices[0], &alice).await, 404);
+    assert_eq!(s.list_in(&alices[1], &alice).await, 200);
+    assert_eq!(s.list_in(&bobs, &bob).await, 200);
+
+    // With both of hers in use, Alice is refused; Bob is not.
+    let mut streams = Vec::new();
+    for session in &alices[1..] {
+        let mut stream = s
+            .running
+            .method("GET")
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("authorization", &alice)
+            .open()
+            .await;
+        let mut buf = [0u8; 1024];
+        let n = read_within(&mut stream, &mut buf, "the stream's head").await;
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+        streams.push(stream);
+    }
+    let (refused, _) = s.initialize(&alice).await;
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    open("bob").await;
 }

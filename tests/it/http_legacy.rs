@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
 
 use crate::support::http::{Reply, Running, parse_reply, read_to_close, read_within};
 
@@ -213,6 +214,67 @@ async fn the_session_table_is_bounded_and_idle_sessions_expire() {
     let session = open_session(&s).await;
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(call(&s, &session, 2, "echo").await.status, 404);
+}
+
+/// Opens the GET stream of `session` and reads its response head.
+async fn open_stream(s: &Running, session: &str) -> tokio::net::TcpStream {
+    let mut stream = s
+        .method("GET")
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .open()
+        .await;
+    let mut buf = [0u8; 1024];
+    let n = read_within(&mut stream, &mut buf, "the stream's head").await;
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    stream
+}
+
+fn initialize_request(s: &Running) -> crate::support::http::Request {
+    s.post(initialize())
+        .header("mcp-protocol-version", "2025-11-25")
+}
+
+#[tokio::test]
+async fn a_flood_of_initialize_calls_does_not_evict_a_session_in_use() {
+    let s = Running::with(|t| t.max_sessions(4)).await;
+    let victim = open_session(&s).await;
+    let mut stream = open_stream(&s, &victim).await;
+    for _ in 0..16 {
+        open_session(&s).await;
+    }
+    assert_eq!(call(&s, &victim, 2, "echo").await.status, 200);
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_millis(300), stream.read(&mut buf)).await;
+    assert!(read.is_err(), "the GET stream ended: {read:?}");
+}
+
+#[tokio::test]
+async fn when_every_session_is_in_use_initialize_is_refused_with_503() {
+    let s = Running::with(|t| t.max_sessions(2)).await;
+    let first = open_session(&s).await;
+    let second = open_session(&s).await;
+    let first_stream = open_stream(&s, &first).await;
+    let _second_stream = open_stream(&s, &second).await;
+    let r = initialize_request(&s).send().await;
+    assert_eq!(r.status, 503, "{r:?}");
+    assert_eq!(r.header("retry-after"), Some("1"));
+    assert!(r.json()["error"]["message"].is_string());
+    for session in [&first, &second] {
+        assert_eq!(call(&s, session, 2, "echo").await.status, 200);
+    }
+    // Once a stream closes, its session may make room again.
+    drop(first_stream);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while initialize_request(&s).send().await.status != 200 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no room after a stream closed"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(call(&s, &first, 3, "echo").await.status, 404);
+    assert_eq!(call(&s, &second, 3, "echo").await.status, 200);
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ mod client_server;
 mod elicitation_schemas;
 mod fleet;
 mod handler_panics;
+mod hostile_http;
 mod hostile_inputs;
 mod hostile_server;
 mod hostile_stdio;

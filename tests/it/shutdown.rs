@@ -14,7 +14,9 @@ use serde_json::json;
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::support::http::{Running, modern, parse_reply, read_to_close, read_within};
+use crate::support::http::{
+    Running, idle_connection, keep_alive_echo, modern, parse_reply, read_to_close,
+};
 use crate::support::process::{ChildGuard, example, free_port};
 
 #[test]
@@ -123,40 +125,6 @@ async fn an_in_flight_request_is_answered_while_new_connections_are_refused() {
         .expect("the server stopped")
         .expect("join");
     assert!(served.is_ok(), "{served:?}");
-}
-
-/// An `echo` request that leaves the connection open.
-fn keep_alive_echo(addr: std::net::SocketAddr, id: i64) -> Vec<u8> {
-    let body = modern(id, "tools/call", json!({"name": "echo"}));
-    format!(
-        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
-         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
-         mcp-method: tools/call\r\nmcp-name: echo\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
-}
-
-/// Reads one small response from a kept-alive connection (up to the end of its JSON body).
-async fn read_one(stream: &mut tokio::net::TcpStream) -> String {
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !seen.ends_with(b"}") {
-        let n = read_within(stream, &mut buf, "a response").await;
-        assert!(n > 0, "closed early: {:?}", String::from_utf8_lossy(&seen));
-        seen.extend_from_slice(&buf[..n]);
-    }
-    String::from_utf8_lossy(&seen).into_owned()
-}
-
-/// A keep-alive connection that has been answered once and is left idle, with that answer.
-async fn idle_connection(addr: std::net::SocketAddr) -> (tokio::net::TcpStream, String) {
-    let mut idle = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    idle.write_all(&keep_alive_echo(addr, 1))
-        .await
-        .expect("send");
-    let first = read_one(&mut idle).await;
-    (idle, first)
 }
 
 #[tokio::test]

@@ -259,6 +259,40 @@ impl Request {
     }
 }
 
+/// An `echo` request that leaves the connection open.
+pub fn keep_alive_echo(addr: SocketAddr, id: i64) -> Vec<u8> {
+    let body = modern(id, "tools/call", json!({"name": "echo"}));
+    format!(
+        "POST /mcp HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
+         mcp-method: tools/call\r\nmcp-name: echo\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Reads one small response from a kept-alive connection (up to the end of its JSON body).
+pub async fn read_one(stream: &mut TcpStream) -> String {
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !seen.ends_with(b"}") {
+        let n = read_within(stream, &mut buf, "a response").await;
+        assert!(n > 0, "closed early: {:?}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    String::from_utf8_lossy(&seen).into_owned()
+}
+
+/// A keep-alive connection that has been answered once and is left idle, with that answer.
+pub async fn idle_connection(addr: SocketAddr) -> (TcpStream, String) {
+    let mut idle = TcpStream::connect(addr).await.expect("connect");
+    idle.write_all(&keep_alive_echo(addr, 1))
+        .await
+        .expect("send");
+    let first = read_one(&mut idle).await;
+    (idle, first)
+}
+
 /// A parsed HTTP response.
 #[derive(Debug)]
 pub struct Reply {

@@ -259,11 +259,31 @@ impl McpServer {
         self
     }
 
-    /// How many 2025-11-25 HTTP sessions may be open at once; opening one more evicts the
-    /// longest idle (default 1024).
+    /// How many 2025-11-25 HTTP sessions may be open at once (default 1024). Opening one more
+    /// evicts the longest idle session that is not in use; a session with a request running or
+    /// its GET stream open is never evicted, and when every session is in use, `initialize` is
+    /// refused with `503` and `Retry-After`.
     #[cfg(feature = "http")]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.builder.http.max_sessions = sessions;
+        self
+    }
+
+    /// How many 2025-11-25 HTTP sessions one authenticated caller (see [`auth`](Self::auth))
+    /// may hold at once (default 64), so that no caller can fill the table alone. One more
+    /// evicts that caller's own longest idle session that is not in use, else it is refused
+    /// with `503`. Without `auth` every caller is anonymous and only
+    /// [`max_sessions`](Self::max_sessions) applies.
+    ///
+    /// ```
+    /// let server = mcp::server::McpServer::new("provisioner")
+    ///     .max_sessions(4096)
+    ///     .max_sessions_per_owner(16);
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn max_sessions_per_owner(mut self, sessions: usize) -> Self {
+        self.builder.http.max_sessions_per_owner = sessions;
         self
     }
 
@@ -303,6 +323,86 @@ impl McpServer {
     #[cfg(feature = "http")]
     pub fn drain(mut self, drain: Duration) -> Self {
         self.builder.http.drain = drain;
+        self
+    }
+
+    /// How long a client has to send a request's headers, counted from the connection's
+    /// start for its first request and from the first byte of each later one (default 10 s).
+    /// A connection that has not sent them in time is closed, so a client trickling its
+    /// headers (slowloris) holds a connection no longer than this, and a half-sent request
+    /// delays shutdown no longer either.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let server = mcp::server::McpServer::new("provisioner")
+    ///     .header_read_timeout(Duration::from_secs(5))
+    ///     .body_read_timeout(Duration::from_secs(20))
+    ///     .keep_alive_timeout(Duration::from_secs(120));
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.builder.http.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's whole body once its headers are in
+    /// (default 30 s); a body still incomplete then is answered `408` and the connection
+    /// closed.
+    #[cfg(feature = "http")]
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.builder.http.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may sit idle between requests before the server
+    /// closes it (default 90 s). Behind a load balancer that pools connections, keep it longer
+    /// than the balancer's own idle timeout, so the balancer closes first and never sends a
+    /// request on a connection the server is closing.
+    #[cfg(feature = "http")]
+    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.builder.http.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// How many connections may be open at once (default 4096). A connection beyond it makes
+    /// room by closing the connection idle the longest (no request in progress), so a new
+    /// client is served even while others hold idle connections; only when every connection
+    /// has a request in progress is the new one closed at once. The same happens when the
+    /// process runs out of file descriptors first (`ulimit -n`).
+    ///
+    /// ```
+    /// let server = mcp::server::McpServer::new("provisioner")
+    ///     .max_connections(10_000)
+    ///     .max_concurrent_requests(2048)
+    ///     .body_budget(256 << 20);
+    /// # let _ = server;
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.builder.http.max_connections = connections;
+        self
+    }
+
+    /// How many JSON-RPC requests may be handled at once, over all connections (default
+    /// 1024); one more is refused with `503` and `Retry-After` rather than queued. A request
+    /// counts from when its body has been read until its response ends (an SSE response when
+    /// its stream ends). Notifications, the client's answers to server requests and the GET
+    /// streams of sessions do not count. Each connection carries one request at a time
+    /// (HTTP/1.1).
+    #[cfg(feature = "http")]
+    pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
+        self.builder.http.max_concurrent_requests = requests;
+        self
+    }
+
+    /// How many bytes of request bodies may be held at once, over all requests, from the
+    /// first byte read until the message is parsed (default 64 MiB, and never less than the
+    /// [`body_limit`](Self::body_limit)). A body that would go over it is refused with `503`
+    /// and `Retry-After`, so a crowd of large uploads cannot take the memory of the process.
+    #[cfg(feature = "http")]
+    pub fn body_budget(mut self, bytes: usize) -> Self {
+        self.builder.http.body_budget = bytes;
         self
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
@@ -15,7 +15,9 @@ use crate::protocol::{Incoming, McpError, error_line};
 use crate::server::Server;
 
 use super::bearer::BearerGuard;
+use super::body::BodyRules;
 use super::host_policy::HostPolicy;
+use super::overload::{self, RequestSlots};
 use super::respond::{self, StatusRules};
 use super::sessions::{self, SessionTable};
 use super::tool_headers::{self, ToolHeaders};
@@ -31,7 +33,8 @@ pub(super) struct Shared {
     pub(super) sessions: SessionTable,
     pub(super) tool_headers: ToolHeaders,
     pub(super) streams_closing: CancellationToken,
-    pub(super) body_limit: usize,
+    pub(super) bodies: BodyRules,
+    pub(super) requests: RequestSlots,
 }
 
 impl Shared {
@@ -103,11 +106,11 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
     if !sse_allowed && !headers::accepts(headers, "application/json") {
         return respond::empty(StatusCode::NOT_ACCEPTABLE);
     }
-    let body = match read_body(body, shared.body_limit).await {
+    let body = match shared.bodies.read(body).await {
         Ok(body) => body,
         Err(refused) => return refused,
     };
-    let Ok(text) = std::str::from_utf8(&body) else {
+    let Ok(text) = std::str::from_utf8(&body.bytes) else {
         let error = McpError::parse_error("The body is not UTF-8");
         return respond::error(None, &error, StatusRules::Stateless);
     };
@@ -121,6 +124,29 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
             );
         }
     };
+    // The message owns what it needs: the bytes, and their share of the budget, go.
+    drop(body);
+    let Incoming::Request(request) = &message else {
+        return route(shared, headers, message, identity, sse_allowed).await;
+    };
+    let Some(slot) = shared.requests.take() else {
+        return overload::overloaded(
+            Some(&request.id),
+            "Too many requests in progress; retry later",
+        );
+    };
+    let response = route(shared, headers, message, identity, sse_allowed).await;
+    overload::hold_until_sent(response, slot)
+}
+
+/// Serves a parsed message on the wire it belongs to.
+async fn route(
+    shared: &Shared,
+    headers: &HeaderMap,
+    message: Incoming,
+    identity: Option<Arc<Identity>>,
+    sse_allowed: bool,
+) -> Response {
     let classified = match stateless::classify(shared, headers, &message).await {
         Ok(classified) => classified,
         Err(error) => {
@@ -142,28 +168,6 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
             sse_allowed,
         };
         stateless::handle(shared, message, job).await
-    }
-}
-
-/// The whole body, or the refusal: `413` past `limit` (told by `Content-Length` before
-/// anything is read, when the client sends one), `400` when the client stops sending.
-async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
-    use http_body_util::{BodyExt, LengthLimitError, Limited};
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
-            let error = McpError::invalid_request(format!(
-                "The request body is larger than this endpoint's limit of {limit} bytes"
-            ));
-            Err(respond::json_with_status(
-                error_line(None, &error),
-                StatusCode::PAYLOAD_TOO_LARGE,
-            ))
-        }
-        Err(error) => {
-            tracing::debug!(%error, "a request body could not be read");
-            Err(respond::empty(StatusCode::BAD_REQUEST))
-        }
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Each POST is routed by what it carries: a `_meta` protocol version means the stateless wire;
 //! `initialize` or an `Mcp-Session-Id` header means a session. Loopback-only `Host`/`Origin`
-//! checks and a body limit are on by default.
+//! checks, a body limit, timeouts for slow clients and caps on connections, requests, body
+//! bytes and sessions are on by default (each a setter on [`HttpTransport`]).
 //!
 //! The common case needs none of this module: `McpServer::serve_http(addr)` serves until
 //! Ctrl-C. [`HttpTransport`] is for mounting the endpoint into an application's own axum
@@ -21,16 +22,23 @@
 //! # }
 //! ```
 
+mod accept;
+mod activity;
 mod bearer;
+mod body;
+mod connections;
 mod drain;
 mod endpoint;
+mod guarded_body;
 mod headers;
 mod host_policy;
+mod overload;
 mod respond;
 mod serve;
 mod sessions;
 mod sse;
 mod stateless;
+mod tcp_connection;
 mod tool_headers;
 
 use std::sync::Arc;
@@ -44,17 +52,22 @@ use crate::auth::ResourceServer;
 use crate::server::{HttpSettings, Server};
 
 pub use crate::server::http_settings::{
-    DEFAULT_GRACE_PERIOD, DEFAULT_MAX_SESSIONS, DEFAULT_PATH, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_BODY_BUDGET, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_GRACE_PERIOD,
+    DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONCURRENT_REQUESTS,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_PATH,
+    DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
 pub use serve::shutdown_signal;
 
 use bearer::BearerGuard;
+use body::BodyRules;
 use endpoint::{
     Shared, on_delete, on_get, on_metadata, on_other_metadata_method, on_other_method, on_post,
 };
 use host_policy::HostPolicy;
+use overload::RequestSlots;
 use sessions::SessionTable;
 use tool_headers::ToolHeaders;
 
@@ -71,6 +84,8 @@ use tool_headers::ToolHeaders;
 ///     .allowed_hosts(["mcp.example.com"])
 ///     .allowed_origins(["https://app.example.com"])
 ///     .body_limit(1 << 20)
+///     .body_read_timeout(std::time::Duration::from_secs(10))
+///     .max_concurrent_requests(256)
 ///     .into_router();
 /// # let _ = router;
 /// # Ok::<(), mcp::server::BuildError>(())
@@ -190,16 +205,79 @@ impl HttpTransport {
         self
     }
 
-    /// How many 2025-11-25 sessions may be open at once; opening one more evicts the longest
-    /// idle (default 1024).
+    /// How many 2025-11-25 sessions may be open at once (default 1024). Opening one more
+    /// evicts the longest idle session that is not in use (no request running, no GET stream
+    /// open); when every session is in use, `initialize` gets `503` with `Retry-After`.
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.settings.max_sessions = sessions;
+        self
+    }
+
+    /// How many 2025-11-25 sessions one authenticated caller may hold at once (default 64).
+    /// One more evicts that caller's own longest idle session that is not in use, else it is
+    /// refused with `503`. Without [`auth`](Self::auth) only [`max_sessions`](Self::max_sessions)
+    /// applies.
+    pub fn max_sessions_per_owner(mut self, sessions: usize) -> Self {
+        self.settings.max_sessions_per_owner = sessions;
         self
     }
 
     /// How long a 2025-11-25 session may sit idle before it expires (default 30 min).
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.settings.session_idle_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's headers, counted from the connection's
+    /// start for its first request and from the first byte of each later one (default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`], 10 s); then the connection is closed. Applies to
+    /// [`serve`](Self::serve); an application serving [`into_router`](Self::into_router)
+    /// itself sets its own.
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long a client has to send a request's whole body once its headers are in (default
+    /// [`DEFAULT_BODY_READ_TIMEOUT`], 30 s); a body still incomplete then is answered `408`.
+    pub fn body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may sit idle between requests before it is closed
+    /// (default [`DEFAULT_KEEP_ALIVE_TIMEOUT`], 90 s). Behind a load balancer that pools
+    /// connections, keep it longer than the balancer's idle timeout. Applies to
+    /// [`serve`](Self::serve).
+    pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// How many connections may be open at once (default [`DEFAULT_MAX_CONNECTIONS`], 4096).
+    /// A connection beyond it, or one the process has no file descriptor for, makes room by
+    /// closing the connection idle the longest; only when every connection has a request in
+    /// progress is the new one closed at once. Applies to [`serve`](Self::serve).
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.settings.max_connections = connections;
+        self
+    }
+
+    /// How many JSON-RPC requests may be handled at once, over all connections (default
+    /// [`DEFAULT_MAX_CONCURRENT_REQUESTS`], 1024); one more gets `503` with `Retry-After`.
+    /// A request counts from when its body has been read until its response ends;
+    /// notifications, answers to the server's requests and session GET streams do not count.
+    pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
+        self.settings.max_concurrent_requests = requests;
+        self
+    }
+
+    /// How many bytes of request bodies may be held at once, over all requests, from the
+    /// first byte read until the message is parsed (default [`DEFAULT_BODY_BUDGET`], 64 MiB,
+    /// and never less than the [`body_limit`](Self::body_limit)); a body that would go over it
+    /// gets `503` with `Retry-After`.
+    pub fn body_budget(mut self, bytes: usize) -> Self {
+        self.settings.body_budget = bytes;
         self
     }
 
@@ -251,16 +329,21 @@ impl HttpTransport {
             server: self.server.clone(),
             hosts,
             bearer,
-            // Zero would evict every session as it opens; one is the least that works.
             sessions: SessionTable::new(
-                settings.max_sessions.max(1),
+                settings.max_sessions,
+                settings.max_sessions_per_owner,
                 settings.session_idle_timeout,
             ),
             tool_headers: ToolHeaders::default(),
             streams_closing: self.streams_closing.clone(),
-            body_limit: settings
-                .body_limit
-                .unwrap_or_else(|| self.server.max_message_size()),
+            bodies: BodyRules::new(
+                settings
+                    .body_limit
+                    .unwrap_or_else(|| self.server.max_message_size()),
+                settings.body_read_timeout,
+                settings.body_budget,
+            ),
+            requests: RequestSlots::new(settings.max_concurrent_requests),
         }
     }
 }

@@ -1,18 +1,27 @@
-//! Running the endpoint on a listener of its own: graceful shutdown with a drain for load
-//! balancers and a bound on in-flight requests, and the signals a supervisor sends.
+//! Running the endpoint on a listener of its own: each connection served with its timeouts and
+//! under the connection cap, graceful shutdown with a drain for load balancers and a bound on
+//! in-flight requests, and the signals a supervisor sends.
 
 use std::future::Future;
 
 use axum::http::StatusCode;
 use tokio::net::TcpListener;
+use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{HttpTransport, drain, respond};
+use super::accept::Acceptor;
+use super::activity::Timeouts;
+use super::connections::Connections;
+use super::{HttpTransport, drain, respond, tcp_connection};
 
 impl HttpTransport {
     /// Serves on `listener` until `shutdown` completes, then stops accepting, lets idle
     /// connections [`drain`](Self::drain) and in-flight requests finish (within the
     /// [`grace_period`](Self::grace_period), if set).
+    ///
+    /// Each connection is held to the [`header_read_timeout`](Self::header_read_timeout) and
+    /// the [`keep_alive_timeout`](Self::keep_alive_timeout), and at most
+    /// [`max_connections`](Self::max_connections) are open at once.
     ///
     /// `McpServer::serve_http` is this with a listener bound to an address and
     /// [`shutdown_signal`] (and a grace period of [`DEFAULT_GRACE_PERIOD`](super::DEFAULT_GRACE_PERIOD)
@@ -25,6 +34,8 @@ impl HttpTransport {
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     /// let stop = tokio_util::sync::CancellationToken::new();
     /// HttpTransport::new(server)
+    ///     .header_read_timeout(std::time::Duration::from_secs(5))
+    ///     .max_connections(10_000)
     ///     .serve(listener, stop.clone().cancelled_owned())
     ///     .await?;
     /// # Ok(())
@@ -34,20 +45,22 @@ impl HttpTransport {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let closing = self.streams_closing.clone();
-        let (grace, drain) = (self.settings.grace_period, self.settings.drain);
+        let settings = &self.settings;
+        let (grace, drain) = (settings.grace_period, settings.drain);
+        let timeouts = Timeouts {
+            header_read: settings.header_read_timeout,
+            keep_alive: settings.keep_alive_timeout,
+        };
+        let connections = Connections::new(settings.max_connections, timeouts);
         // Its own token: an application cancelling `close_streams_on` only ends streams.
         let stop = CancellationToken::new();
-        let listener = drain::DrainingListener::new(listener, stop.clone());
-        let open = listener.open_connections();
-        // axum's own graceful shutdown closes idle connections, so it starts after the drain.
-        let drained = {
-            let stop = stop.clone();
+        let mut acceptor = Acceptor::new(listener, stop.clone(), connections.clone());
+        let signalled = {
+            let (closing, stop) = (self.streams_closing.clone(), stop.clone());
             async move {
                 shutdown.await;
                 closing.cancel();
                 stop.cancel();
-                let _ = tokio::time::timeout(drain, open.all_closed()).await;
             }
         };
         // The whole router is ours here, so unknown paths get a 404 that also says when the
@@ -61,21 +74,48 @@ impl HttpTransport {
             }
         };
         let router = self.into_router().fallback(not_found);
-        let serving = axum::serve(listener, router).with_graceful_shutdown(drained);
+        let serving = async move {
+            // Dropped when the grace period ends, aborting what is still running.
+            let mut tasks = JoinSet::new();
+            tokio::pin!(signalled);
+            let mut signal_seen = false;
+            loop {
+                tokio::select! {
+                    accepted = acceptor.next() => {
+                        let Some(stream) = accepted else { break };
+                        match connections.admit() {
+                            Some(registration) => {
+                                let router = router.clone();
+                                tasks.spawn(tcp_connection::serve(stream, registration, router));
+                            }
+                            None => tracing::debug!("refused a connection: every one is busy"),
+                        }
+                    }
+                    () = &mut signalled, if !signal_seen => signal_seen = true,
+                    Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+                }
+            }
+            // Idle connections are left to their peers for the drain period, then closed
+            // while requests in progress finish.
+            let _ = tokio::time::timeout(drain, connections.all_closed()).await;
+            connections.close_when_idle();
+            while tasks.join_next().await.is_some() {}
+        };
         let Some(grace) = grace else {
-            return serving.await;
+            serving.await;
+            return Ok(());
         };
         let deadline = async move {
             stop.cancelled().await;
             tokio::time::sleep(grace).await;
         };
         tokio::select! {
-            result = serving => result,
+            () = serving => {}
             () = deadline => {
                 tracing::warn!(?grace, "the grace period ended with requests still in flight");
-                Ok(())
             }
         }
+        Ok(())
     }
 }
 

@@ -36,6 +36,7 @@ use super::Shared;
 use std::borrow::Cow;
 
 use super::headers::{self, SESSION_ID};
+use super::overload;
 use super::respond::{self, Job, StatusRules};
 use super::sse;
 
@@ -86,12 +87,16 @@ impl Session {
         self.connection.abandon_answers();
     }
 
-    /// A session with a request running or its GET stream open is in use however long ago
-    /// its last POST was.
+    /// A request running or the GET stream open: ending the session now would cut off a
+    /// client in the middle of using it.
+    fn in_use(&self) -> bool {
+        !lock(&self.in_flight).is_empty()
+            || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed())
+    }
+
+    /// A session in use never expires, however long ago its last POST was.
     fn expired(&self, timeout: Duration) -> bool {
-        let busy = !lock(&self.in_flight).is_empty()
-            || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed());
-        !busy && self.idle_for() > timeout
+        !self.in_use() && self.idle_for() > timeout
     }
 }
 
@@ -115,19 +120,35 @@ impl Drop for InFlightEntry {
     }
 }
 
-/// The live sessions: bounded, and swept of idle ones whenever a new one opens.
+/// The live sessions: bounded in all and per authenticated caller, and swept of idle ones
+/// whenever a new one opens.
+///
+/// Room for a new session is made by ending the longest idle one that is not in use; one in
+/// use is never ended for it, since a flood of `initialize` calls would otherwise cut off the
+/// clients actually working. When all are in use the new one is refused. An authenticated
+/// caller at its own cap makes room among its own sessions only.
 #[derive(Debug)]
 pub(super) struct SessionTable {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     capacity: usize,
+    per_owner: usize,
     idle_timeout: Duration,
 }
 
+/// Why no session was opened.
+enum NotOpened {
+    /// Every session that could make room is in use.
+    Full,
+    Failed(McpError),
+}
+
 impl SessionTable {
-    pub fn new(capacity: usize, idle_timeout: Duration) -> Self {
+    pub fn new(capacity: usize, per_owner: usize, idle_timeout: Duration) -> Self {
         Self {
             sessions: Mutex::default(),
-            capacity,
+            // Zero would refuse every session; one is the least that works.
+            capacity: capacity.max(1),
+            per_owner: per_owner.max(1),
             idle_timeout,
         }
     }
@@ -154,10 +175,11 @@ impl SessionTable {
         Some(session)
     }
 
-    /// Opens a session, evicting expired ones first and then the longest idle when full.
-    fn open(&self, owner: Option<&Identity>) -> Result<(String, Arc<Session>), McpError> {
-        let id = new_session_id()?;
-        let session = Arc::new(Session::new(default_principal(owner)));
+    /// Opens a session, evicting expired ones first, then, at a cap, the longest idle one not
+    /// in use.
+    fn open(&self, caller: Option<&Identity>) -> Result<(String, Arc<Session>), NotOpened> {
+        let id = new_session_id().map_err(NotOpened::Failed)?;
+        let owner = default_principal(caller);
         let mut sessions = lock(&self.sessions);
         sessions.retain(|_, s| {
             let keep = !s.expired(self.idle_timeout);
@@ -166,17 +188,17 @@ impl SessionTable {
             }
             keep
         });
-        if sessions.len() >= self.capacity {
-            let oldest = sessions
-                .iter()
-                .max_by_key(|(_, s)| s.idle_for())
-                .map(|(id, _)| id.clone());
-            if let Some(oldest) = oldest
-                && let Some(evicted) = sessions.remove(&oldest)
-            {
-                evicted.end();
+        // Without authentication every caller is the same nobody: only the total applies.
+        if owner.is_some() {
+            let own = sessions.values().filter(|s| s.owner == owner).count();
+            if own >= self.per_owner {
+                evict_idlest(&mut sessions, |s| s.owner == owner)?;
             }
         }
+        if sessions.len() >= self.capacity {
+            evict_idlest(&mut sessions, |_| true)?;
+        }
+        let session = Arc::new(Session::new(owner));
         sessions.insert(id.clone(), session.clone());
         Ok((id, session))
     }
@@ -204,6 +226,23 @@ impl SessionTable {
             s.end();
         }
     }
+}
+
+/// Ends the longest idle of the `eligible` sessions that is not in use.
+fn evict_idlest(
+    sessions: &mut HashMap<String, Arc<Session>>,
+    eligible: impl Fn(&Session) -> bool,
+) -> Result<(), NotOpened> {
+    let idlest = sessions
+        .iter()
+        .filter(|(_, s)| eligible(s) && !s.in_use())
+        .max_by_key(|(_, s)| s.idle_for())
+        .map(|(id, _)| id.clone())
+        .ok_or(NotOpened::Full)?;
+    if let Some(evicted) = sessions.remove(&idlest) {
+        evicted.end();
+    }
+    Ok(())
 }
 
 /// 128 random bits, hex: unguessable, and plain visible ASCII as the header requires.
@@ -330,7 +369,12 @@ async fn initialize(
     let id = request.id.clone();
     let (session_id, session) = match shared.sessions.open(identity.as_deref()) {
         Ok(opened) => opened,
-        Err(error) => return respond::error(Some(&id), &error, StatusRules::Session),
+        Err(NotOpened::Full) => {
+            return overload::overloaded(Some(&id), "Every session is in use; retry later");
+        }
+        Err(NotOpened::Failed(error)) => {
+            return respond::error(Some(&id), &error, StatusRules::Session);
+        }
     };
     let job = Job {
         request,

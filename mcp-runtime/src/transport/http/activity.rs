@@ -1,0 +1,289 @@
+//! What one connection is doing, as its timeouts and the connection cap see it: waiting for a
+//! request, reading a request's head, or carrying a request; and whether the server has told
+//! it to close.
+//!
+//! hyper's own header timeout cannot serve here: it restarts whenever a kept-alive connection
+//! goes idle, so it would also be the keep-alive timeout, and nothing would tell an idle
+//! connection from a busy one to choose which to close when room is needed.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Waker;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// How long a connection may take over the parts of an exchange that are the client's.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Timeouts {
+    /// To send a request's head: from the connection's start for the first request, from its
+    /// first byte for later ones.
+    pub header_read: Duration,
+    /// To start the next request after a response.
+    pub keep_alive: Duration,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// No request in progress and no byte of the next one.
+    Waiting {
+        deadline: Option<Instant>,
+        /// Accepted and never used: the first head's timeout is already running.
+        fresh: bool,
+    },
+    /// Part of a request head has arrived.
+    ReadingHead { deadline: Option<Instant> },
+    /// Requests whose responses have not been sent in full.
+    Busy { requests: usize },
+}
+
+/// What the server asked of a connection; a later order only ever raises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Order {
+    Serve,
+    /// Shutting down: close once no request is in progress. A request head being read may
+    /// still arrive (a balancer may be sending it) within its timeout.
+    CloseWhenIdle,
+    /// Room is needed for a new connection: close unless a request is in progress.
+    MakeRoom,
+}
+
+/// What the connection's task does next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Next {
+    /// Keep serving; look again at this instant, if any.
+    Serve(Option<Instant>),
+    /// Take no further request: finish the one in progress, then close.
+    FinishThenClose,
+    /// Close now, for this reason (nothing is in progress).
+    Close(&'static str),
+}
+
+/// One connection's activity, shared by its socket (bytes arriving), its service (requests
+/// starting and ending), its task and the table of connections.
+#[derive(Debug)]
+pub(super) struct Activity {
+    timeouts: Timeouts,
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// When the connection last had no request in progress (or was accepted).
+    idle_since: Instant,
+    order: Order,
+    /// The connection's task, woken by an order.
+    waker: Option<Waker>,
+}
+
+impl Activity {
+    /// A connection accepted at `now`.
+    pub fn new(timeouts: Timeouts, now: Instant) -> Self {
+        let phase = Phase::Waiting {
+            deadline: now.checked_add(timeouts.header_read),
+            fresh: true,
+        };
+        Self {
+            timeouts,
+            state: Mutex::new(State {
+                phase,
+                idle_since: now,
+                order: Order::Serve,
+                waker: None,
+            }),
+        }
+    }
+
+    /// The socket read something.
+    pub fn bytes_arrived(&self) {
+        let mut state = self.lock();
+        if let Phase::Waiting { deadline, fresh } = state.phase {
+            let deadline = if fresh {
+                deadline
+            } else {
+                Instant::now().checked_add(self.timeouts.header_read)
+            };
+            state.phase = Phase::ReadingHead { deadline };
+        }
+    }
+
+    /// A request's head has been read; the connection is busy until the guard drops with the
+    /// response body.
+    pub fn request_started(self: &Arc<Self>) -> InProgress {
+        let mut state = self.lock();
+        state.phase = match state.phase {
+            Phase::Busy { requests } => Phase::Busy {
+                requests: requests + 1,
+            },
+            Phase::Waiting { .. } | Phase::ReadingHead { .. } => Phase::Busy { requests: 1 },
+        };
+        InProgress(self.clone())
+    }
+
+    fn request_ended(&self) {
+        let mut state = self.lock();
+        if let Phase::Busy { requests } = state.phase {
+            state.phase = if requests > 1 {
+                Phase::Busy {
+                    requests: requests - 1,
+                }
+            } else {
+                let now = Instant::now();
+                state.idle_since = now;
+                Phase::Waiting {
+                    deadline: now.checked_add(self.timeouts.keep_alive),
+                    fresh: false,
+                }
+            };
+        }
+    }
+
+    /// What the connection's task does next, at `now`.
+    pub fn next(&self, now: Instant) -> Next {
+        let state = self.lock();
+        match (state.phase, state.order) {
+            (Phase::Busy { .. }, Order::Serve) => Next::Serve(None),
+            (Phase::Busy { .. }, _) => Next::FinishThenClose,
+            (Phase::Waiting { .. }, Order::CloseWhenIdle) => Next::Close("shutting down"),
+            (Phase::Waiting { .. } | Phase::ReadingHead { .. }, Order::MakeRoom) => {
+                Next::Close("room needed for a new connection")
+            }
+            (Phase::Waiting { deadline, fresh }, _) => match deadline {
+                Some(deadline) if now >= deadline => Next::Close(if fresh {
+                    "no request head within the header read timeout"
+                } else {
+                    "idle past the keep-alive timeout"
+                }),
+                deadline => Next::Serve(deadline),
+            },
+            (Phase::ReadingHead { deadline }, _) => match deadline {
+                Some(deadline) if now >= deadline => {
+                    Next::Close("no complete request head within the header read timeout")
+                }
+                deadline => Next::Serve(deadline),
+            },
+        }
+    }
+
+    /// Since when the connection has had no request in progress; `None` while it has one, or
+    /// once it was told to make room (it is closing already).
+    pub fn idle_since(&self) -> Option<Instant> {
+        let state = self.lock();
+        match (state.phase, state.order) {
+            (Phase::Busy { .. }, _) | (_, Order::MakeRoom) => None,
+            _ => Some(state.idle_since),
+        }
+    }
+
+    /// Gives the connection an order, and wakes its task to act on it.
+    pub fn order(&self, order: Order) {
+        let mut state = self.lock();
+        if order > state.order {
+            state.order = order;
+            if let Some(waker) = &state.waker {
+                waker.wake_by_ref();
+            }
+        }
+    }
+
+    /// The task to wake when an order comes. Changes of phase need no waking: they happen
+    /// while the task polls the connection, and it looks at [`next`](Self::next) after that.
+    pub fn wake_on_order(&self, waker: &Waker) {
+        let mut state = self.lock();
+        if !state.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            state.waker = Some(waker.clone());
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Every critical section is a few assignments that cannot panic halfway.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A request in progress on a connection, until dropped with its response body.
+#[derive(Debug)]
+pub(super) struct InProgress(Arc<Activity>);
+
+impl Drop for InProgress {
+    fn drop(&mut self) {
+        self.0.request_ended();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TIMEOUTS: Timeouts = Timeouts {
+        header_read: Duration::from_secs(10),
+        keep_alive: Duration::from_secs(90),
+    };
+
+    #[tokio::test(start_paused = true)]
+    async fn the_first_head_is_timed_from_the_connection_start_and_later_ones_from_their_first_byte()
+     {
+        let start = Instant::now();
+        let activity = Arc::new(Activity::new(TIMEOUTS, start));
+        let first_deadline = start + TIMEOUTS.header_read;
+        assert_eq!(activity.next(start), Next::Serve(Some(first_deadline)));
+        tokio::time::advance(Duration::from_secs(4)).await;
+        activity.bytes_arrived();
+        assert_eq!(
+            activity.next(Instant::now()),
+            Next::Serve(Some(first_deadline))
+        );
+        assert!(matches!(activity.next(first_deadline), Next::Close(_)));
+
+        let request = activity.request_started();
+        assert_eq!(activity.next(first_deadline), Next::Serve(None));
+        drop(request);
+        let idle = Instant::now();
+        assert_eq!(
+            activity.next(idle),
+            Next::Serve(Some(idle + TIMEOUTS.keep_alive))
+        );
+        tokio::time::advance(Duration::from_secs(60)).await;
+        activity.bytes_arrived();
+        let head_deadline = Instant::now() + TIMEOUTS.header_read;
+        assert_eq!(
+            activity.next(Instant::now()),
+            Next::Serve(Some(head_deadline))
+        );
+    }
+
+    #[test]
+    fn a_busy_connection_finishes_its_request_whatever_it_is_told() {
+        let activity = Arc::new(Activity::new(TIMEOUTS, Instant::now()));
+        let request = activity.request_started();
+        assert!(activity.idle_since().is_none());
+        activity.order(Order::MakeRoom);
+        assert_eq!(activity.next(Instant::now()), Next::FinishThenClose);
+        drop(request);
+        assert!(matches!(activity.next(Instant::now()), Next::Close(_)));
+    }
+
+    #[test]
+    fn at_shutdown_a_head_being_read_may_still_arrive() {
+        let activity = Activity::new(TIMEOUTS, Instant::now());
+        activity.order(Order::CloseWhenIdle);
+        assert!(matches!(activity.next(Instant::now()), Next::Close(_)));
+        let reading = Activity::new(TIMEOUTS, Instant::now());
+        reading.bytes_arrived();
+        reading.order(Order::CloseWhenIdle);
+        assert!(matches!(reading.next(Instant::now()), Next::Serve(Some(_))));
+        // Making room overrides it.
+        reading.order(Order::MakeRoom);
+        assert!(matches!(reading.next(Instant::now()), Next::Close(_)));
+    }
+
+    #[test]
+    fn a_duration_too_long_to_add_means_no_deadline() {
+        let timeouts = Timeouts {
+            header_read: Duration::MAX,
+            keep_alive: Duration::MAX,
+        };
+        let activity = Activity::new(timeouts, Instant::now());
+        assert_eq!(activity.next(Instant::now()), Next::Serve(None));
+    }
+}

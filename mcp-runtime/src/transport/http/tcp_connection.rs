@@ -1,0 +1,203 @@
+//! Serving one accepted connection: HTTP/1.1 with keep-alive on hyper, watched so that its
+//! header and keep-alive timeouts hold and it closes when told to (to make room, or once idle
+//! at shutdown).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::{TowerToHyperService, TowerToHyperServiceFuture};
+use pin_project_lite::pin_project;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::time::{Instant, Sleep};
+
+use super::activity::{Activity, InProgress, Next};
+use super::connections::Registration;
+use super::guarded_body::Guarded;
+
+type Http = http1::Connection<TokioIo<Watched>, Counting>;
+
+/// The most a connection buffers from its socket; it also bounds a request head. hyper's
+/// default (~400 KiB) would let each of thousands of connections uploading at once hold that
+/// much besides the body budget: with 200 uploads of 4 MiB, 64 KiB took the peak from about
+/// 155 MB to 115 MB.
+const READ_BUFFER: usize = 64 << 10;
+
+/// Serves `router` on `stream` until the client leaves, a timeout passes, or the connection is
+/// told to close.
+pub(super) async fn serve(stream: TcpStream, registration: Registration, router: Router) {
+    let activity = registration.activity().clone();
+    let io = TokioIo::new(Watched {
+        stream,
+        activity: activity.clone(),
+    });
+    let service = Counting {
+        router: TowerToHyperService::new(router),
+        activity: activity.clone(),
+    };
+    let connection = http1::Builder::new()
+        // Ours in `Activity` instead; hyper's would need a timer and close idle keep-alive
+        // connections after the same time.
+        .header_read_timeout(None)
+        .max_buf_size(READ_BUFFER)
+        .serve_connection(io, service);
+    let driven = Driven {
+        connection,
+        alarm: tokio::time::sleep_until(Instant::now()),
+        activity,
+        finishing: false,
+    };
+    match driven.await {
+        Ok(()) => {}
+        Err(Closed::Told(reason)) => tracing::debug!(reason, "closed a connection"),
+        Err(Closed::Failed(error)) => tracing::debug!(%error, "a connection failed"),
+    }
+}
+
+enum Closed {
+    Told(&'static str),
+    Failed(hyper::Error),
+}
+
+pin_project! {
+    /// The hyper connection, polled until it ends or its [`Activity`] says to close it.
+    struct Driven {
+        #[pin]
+        connection: Http,
+        #[pin]
+        alarm: Sleep,
+        activity: Arc<Activity>,
+        finishing: bool,
+    }
+}
+
+impl Future for Driven {
+    type Output = Result<(), Closed>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut this = self.project();
+        this.activity.wake_on_order(cx.waker());
+        loop {
+            if let Poll::Ready(ended) = this.connection.as_mut().poll(cx) {
+                return Poll::Ready(ended.map_err(Closed::Failed));
+            }
+            // Polling the connection is what moves its phase, so this is up to date.
+            match this.activity.next(Instant::now()) {
+                // Dropping the connection closes the socket.
+                Next::Close(reason) => return Poll::Ready(Err(Closed::Told(reason))),
+                Next::FinishThenClose if !*this.finishing => {
+                    *this.finishing = true;
+                    this.connection.as_mut().graceful_shutdown();
+                }
+                Next::FinishThenClose | Next::Serve(None) => return Poll::Pending,
+                Next::Serve(Some(deadline)) => {
+                    if this.alarm.deadline() != deadline {
+                        this.alarm.as_mut().reset(deadline);
+                    }
+                    ready!(this.alarm.as_mut().poll(cx));
+                    // The deadline has passed: the next look closes the connection.
+                }
+            }
+        }
+    }
+}
+
+/// The service hyper calls: the router, with each request counted on the connection until its
+/// response body is done.
+struct Counting {
+    router: TowerToHyperService<Router>,
+    activity: Arc<Activity>,
+}
+
+impl hyper::service::Service<Request<Incoming>> for Counting {
+    type Response = Response<Guarded<InProgress>>;
+    type Error = Infallible;
+    type Future = Counted;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        Counted {
+            in_progress: Some(self.activity.request_started()),
+            response: self.router.call(request),
+        }
+    }
+}
+
+pin_project! {
+    struct Counted {
+        #[pin]
+        response: TowerToHyperServiceFuture<Router, Request<Incoming>>,
+        in_progress: Option<InProgress>,
+    }
+}
+
+impl Future for Counted {
+    type Output = Result<Response<Guarded<InProgress>>, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response: Response<Body> = ready!(this.response.poll(cx))?;
+        let in_progress = this.in_progress.take();
+        Poll::Ready(Ok(response.map(|body| Guarded::new(body, in_progress))))
+    }
+}
+
+/// The socket, telling the connection's activity when bytes arrive.
+struct Watched {
+    stream: TcpStream,
+    activity: Arc<Activity>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.bytes_arrived();
+        }
+        read
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}
