@@ -375,3 +375,42 @@ fn sigterm_with_a_half_sent_request_exits_within_the_header_timeout() {
     assert!(exit.success(), "{exit}");
     eprintln!("exited {:?} after SIGTERM", signalled.elapsed());
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_its_response_is_cut_off_within_the_write_timeout() {
+    use mcp::protocol::{CallToolResult, Implementation, Tool};
+    use mcp::transport::http::HttpTransport;
+    // More than the socket buffers of both ends hold, so the server's writes stall.
+    const BIG: usize = 64 << 20;
+    let server = mcp::server::Server::builder(Implementation::new("big", "1"))
+        .list_tools(vec![Tool::new("big", json!({"type": "object"}))])
+        .on_call_tool(|_ctx, _call| async { Ok(CallToolResult::text("x".repeat(BIG))) })
+        .build()
+        .expect("builds");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let transport = HttpTransport::new(server).write_timeout(Duration::from_secs(1));
+    tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
+
+    let body = modern(1, "tools/call", json!({"name": "big", "arguments": {}}));
+    let head = echo_head(addr, body.len())
+        .replace("mcp-name: echo", "mcp-name: big")
+        .replace("accept: application/json, text/event-stream", "accept: application/json");
+    let mut stream = TcpStream::connect(addr).await.expect("connect");
+    stream
+        .write_all(format!("{head}{body}").as_bytes())
+        .await
+        .expect("request");
+    // Not reading, for longer than the write timeout.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let received = closed_by_server(&mut stream, "a client that stopped reading").await;
+    assert!(
+        received.len() < BIG,
+        "the whole response came through ({} bytes)",
+        received.len()
+    );
+    stop.cancel();
+}

@@ -22,6 +22,8 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default time an idle keep-alive connection is kept open.
 pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(90);
+/// How long a client may leave response bytes untaken by default.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default number of open connections.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// The default number of JSON-RPC requests handled at once.
@@ -49,6 +51,7 @@ pub(crate) struct HttpSettings {
     pub header_read_timeout: Duration,
     pub body_read_timeout: Duration,
     pub keep_alive_timeout: Duration,
+    pub write_timeout: Duration,
     pub max_connections: usize,
     pub max_concurrent_requests: usize,
     pub body_budget: usize,
@@ -71,6 +74,7 @@ impl Default for HttpSettings {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
             body_budget: DEFAULT_BODY_BUDGET,

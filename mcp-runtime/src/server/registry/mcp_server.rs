@@ -365,6 +365,15 @@ impl McpServer {
         self
     }
 
+    /// How long a client may leave the response bytes the server has for it untaken (default
+    /// 30 s): when the connection's buffers stay full that long, the connection is closed, and
+    /// the request it carried with it, so a client that stops reading holds nothing for longer.
+    #[cfg(feature = "http")]
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.builder.http.write_timeout = timeout;
+        self
+    }
+
     /// How many connections may be open at once (default 4096). A connection beyond it makes
     /// room by closing the connection idle the longest (no request in progress), so a new
     /// client is served even while others hold idle connections; only when every connection

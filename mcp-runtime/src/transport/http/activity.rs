@@ -20,6 +20,8 @@ pub(super) struct Timeouts {
     pub header_read: Duration,
     /// To start the next request after a response.
     pub keep_alive: Duration,
+    /// To take response bytes the server is waiting to write (the socket's buffers full).
+    pub write: Duration,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +94,11 @@ impl Activity {
                 waker: None,
             }),
         }
+    }
+
+    /// The timeouts it runs under.
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
     }
 
     /// The socket read something.
@@ -218,6 +225,7 @@ mod tests {
     const TIMEOUTS: Timeouts = Timeouts {
         header_read: Duration::from_secs(10),
         keep_alive: Duration::from_secs(90),
+        write: Duration::from_secs(30),
     };
 
     #[tokio::test(start_paused = true)]
@@ -282,6 +290,7 @@ mod tests {
         let timeouts = Timeouts {
             header_read: Duration::MAX,
             keep_alive: Duration::MAX,
+            write: Duration::MAX,
         };
         let activity = Activity::new(timeouts, Instant::now());
         assert_eq!(activity.next(Instant::now()), Next::Serve(None));

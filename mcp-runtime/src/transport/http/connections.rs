@@ -152,6 +152,7 @@ mod tests {
     const TIMEOUTS: Timeouts = Timeouts {
         header_read: Duration::from_secs(10),
         keep_alive: Duration::from_secs(90),
+        write: Duration::from_secs(30),
     };
 
     #[tokio::test(start_paused = true)]

@@ -55,7 +55,7 @@ pub use crate::server::http_settings::{
     DEFAULT_BODY_BUDGET, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_GRACE_PERIOD,
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONCURRENT_REQUESTS,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_PATH,
-    DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_WRITE_TIMEOUT,
 };
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
@@ -251,6 +251,15 @@ impl HttpTransport {
     /// [`serve`](Self::serve).
     pub fn keep_alive_timeout(mut self, timeout: Duration) -> Self {
         self.settings.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// How long a client may leave the response bytes the server has for it untaken (default
+    /// [`DEFAULT_WRITE_TIMEOUT`], 30 s): when the connection's buffers stay full that long, the
+    /// connection is closed, and the request it carried with it. A client that stops reading
+    /// holds no connection and no request slot for longer. Applies to [`serve`](Self::serve).
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.write_timeout = timeout;
         self
     }
 

@@ -50,6 +50,7 @@ impl HttpTransport {
         let timeouts = Timeouts {
             header_read: settings.header_read_timeout,
             keep_alive: settings.keep_alive_timeout,
+            write: settings.write_timeout,
         };
         let connections = Connections::new(settings.max_connections, timeouts);
         // Its own token: an application cancelling `close_streams_on` only ends streams.

@@ -8,6 +8,7 @@ use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -39,7 +40,9 @@ pub(super) async fn serve(stream: TcpStream, registration: Registration, router:
     let activity = registration.activity().clone();
     let io = TokioIo::new(Watched {
         stream,
+        write_timeout: activity.timeouts().write,
         activity: activity.clone(),
+        stalled: None,
     });
     let service = Counting {
         router: TowerToHyperService::new(router),
@@ -151,10 +154,36 @@ impl Future for Counted {
     }
 }
 
-/// The socket, telling the connection's activity when bytes arrive.
+/// The socket, telling the connection's activity when bytes arrive, and failing a write that
+/// makes no progress for the write timeout (the client stopped reading).
 struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
+    write_timeout: Duration,
+    /// Armed while a write waits for room in the socket's buffers.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl Watched {
+    fn watch_write<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        written: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if written.is_ready() {
+            self.stalled = None;
+            return written;
+        }
+        let timeout = self.write_timeout;
+        let stalled = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
+        ready!(stalled.as_mut().poll(cx));
+        Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the client took no response bytes within the write timeout",
+        )))
+    }
 }
 
 impl AsyncRead for Watched {
@@ -178,11 +207,13 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.watch_write(cx, written)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let flushed = Pin::new(&mut self.stream).poll_flush(cx);
+        self.watch_write(cx, flushed)
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -194,7 +225,8 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.watch_write(cx, written)
     }
 
     fn is_write_vectored(&self) -> bool {
