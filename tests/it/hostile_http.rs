@@ -398,7 +398,10 @@ async fn a_client_that_stops_reading_its_response_is_cut_off_within_the_write_ti
     let body = modern(1, "tools/call", json!({"name": "big", "arguments": {}}));
     let head = echo_head(addr, body.len())
         .replace("mcp-name: echo", "mcp-name: big")
-        .replace("accept: application/json, text/event-stream", "accept: application/json");
+        .replace(
+            "accept: application/json, text/event-stream",
+            "accept: application/json",
+        );
     let mut stream = TcpStream::connect(addr).await.expect("connect");
     stream
         .write_all(format!("{head}{body}").as_bytes())

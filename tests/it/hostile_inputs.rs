@@ -223,3 +223,17 @@ async fn forged_huge_and_flooded_request_state_gets_the_fixed_rejection() {
     );
     stop.cancel();
 }
+
+#[tokio::test]
+async fn a_request_head_past_64_kib_is_refused_with_431() {
+    let server = Running::start().await;
+    let big = "a".repeat(100 << 10);
+    let reply = server
+        .post(modern(1, "tools/list", json!({})))
+        .routing("tools/list", None)
+        .header("x-padding", &big)
+        .send()
+        .await;
+    assert_eq!(reply.status, 431, "{reply:?}");
+    still_serving(&server).await;
+}

@@ -28,11 +28,14 @@ use super::guarded_body::Guarded;
 
 type Http = http1::Connection<TokioIo<Watched>, Counting>;
 
-/// The most a connection buffers from its socket; it also bounds a request head. hyper's
-/// default (~400 KiB) would let each of thousands of connections uploading at once hold that
-/// much besides the body budget: with 200 uploads of 4 MiB, 64 KiB took the peak from about
-/// 155 MB to 115 MB.
+/// The most a connection buffers from its socket. hyper's default (~400 KiB) would let each of
+/// thousands of connections uploading at once hold that much besides the body budget: with
+/// 200 uploads of 4 MiB, 64 KiB took the peak from about 155 MB to 115 MB.
 const READ_BUFFER: usize = 64 << 10;
+
+/// The largest request head: `431` past it. The read buffer alone bounds a head only to about
+/// twice its size (hyper checks it between reads), and a head this large is already absurd.
+const MAX_HEAD: usize = 64 << 10;
 
 /// Serves `router` on `stream` until the client leaves, a timeout passes, or the connection is
 /// told to close.
@@ -53,6 +56,7 @@ pub(super) async fn serve(stream: TcpStream, registration: Registration, router:
         // connections after the same time.
         .header_read_timeout(None)
         .max_buf_size(READ_BUFFER)
+        .max_header_size(MAX_HEAD)
         .serve_connection(io, service);
     let driven = Driven {
         connection,
