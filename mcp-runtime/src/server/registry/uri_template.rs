@@ -113,7 +113,7 @@ impl UriTemplate {
     }
 }
 
-fn percent_decode(raw: &str) -> Option<String> {
+pub fn percent_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
