@@ -1,5 +1,5 @@
-//! What macro-generated code names, all through `::mcp::__private`. Not a public API: it may
-//! change in any release.
+//! What macro-generated code names, all through `::mcp::__private`, and what the fuzz targets
+//! reach (`fuzzing`). Not a public API: it may change in any release.
 
 pub use schemars;
 pub use serde;
@@ -19,3 +19,14 @@ pub use crate::server::{
     Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptEntry, ResourceEntry,
     StateKey, ToolEntry,
 };
+
+/// The decoders of network bytes that `fuzz/` drives directly, and the encoder one of them
+/// inverts; none of them is public API.
+pub mod fuzzing {
+    pub use crate::server::registry::uri_template::percent_decode;
+    #[cfg(feature = "http")]
+    pub use crate::transport::http::headers::decode_value;
+    #[cfg(feature = "http")]
+    pub use crate::transport::http_client::request::header_value;
+    pub use crate::transport::line_framer::LineFramer;
+}

@@ -1,5 +1,5 @@
 //! `mcpload`: a closed-loop load generator for MCP Streamable HTTP servers (2026-07-28,
-//! sessionless), used by `scripts/bench_peers.sh` (see `BENCHMARKS.md`).
+//! sessionless), used by `scripts/bench_peers.sh` (see `BENCHMARKS.md`) and `scripts/soak.sh`.
 //!
 //! ```text
 //! mcpload run  --url http://127.0.0.1:PORT/mcp --scenario echo|mrtr --conc N

@@ -17,7 +17,7 @@ pub(crate) mod http_settings;
 mod lifecycle;
 #[cfg(feature = "http")]
 mod preread;
-mod registry;
+pub(crate) mod registry;
 mod route;
 mod sealing;
 mod subscriptions;

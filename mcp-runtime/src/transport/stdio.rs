@@ -4,7 +4,11 @@
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::{CHANNEL_CAPACITY, Duplex, FlushRequests, Flusher, Frame, FrameError};
+use super::line_framer::LineFramer;
+use super::{CHANNEL_CAPACITY, Duplex, FlushRequests, Flusher, Frame};
+// Named only by the docs of `duplex`: the errors themselves come from the framer.
+#[cfg(doc)]
+use super::FrameError;
 
 /// How many lines are read ahead of the server. Few: when the server stops taking requests
 /// (too many in flight), the reader stops reading soon after, so a peer that writes without
@@ -72,8 +76,7 @@ async fn read_lines<R: AsyncRead + Unpin>(
     tx: mpsc::Sender<Frame>,
     limit: usize,
 ) {
-    let mut line = Vec::new();
-    let mut overflow = false;
+    let mut framer = LineFramer::new(limit);
     loop {
         let chunk = match reader.fill_buf().await {
             Ok(chunk) => chunk,
@@ -83,45 +86,19 @@ async fn read_lines<R: AsyncRead + Unpin>(
             }
         };
         if chunk.is_empty() {
-            // EOF: a final line without a newline still counts.
-            if !line.is_empty() && !overflow {
-                let _ = tx.send(decode(std::mem::take(&mut line))).await;
+            if let Some(frame) = framer.finish() {
+                let _ = tx.send(frame).await;
             }
             return;
         }
-        let (take, complete) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (i + 1, true),
-            None => (chunk.len(), false),
-        };
-        let body = &chunk[..if complete { take - 1 } else { take }];
-        if !overflow {
-            if line.len() + body.len() > limit {
-                overflow = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(body);
-            }
-        }
-        reader.consume(take);
-        if complete {
-            let frame = if overflow {
-                Err(FrameError::TooLong { limit })
-            } else {
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                decode(std::mem::take(&mut line))
-            };
-            overflow = false;
+        let taken = chunk.len();
+        for frame in framer.push(chunk) {
             if tx.send(frame).await.is_err() {
                 return;
             }
         }
+        reader.consume(taken);
     }
-}
-
-fn decode(bytes: Vec<u8>) -> Frame {
-    String::from_utf8(bytes).map_err(|_| FrameError::InvalidUtf8)
 }
 
 async fn write_lines<W: AsyncWrite + Unpin>(

@@ -14,7 +14,7 @@ mod returns;
 mod schema;
 mod tables;
 mod tools;
-mod uri_template;
+pub(crate) mod uri_template;
 
 pub use mcp_server::McpServer;
 pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};

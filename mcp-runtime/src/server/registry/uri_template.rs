@@ -113,13 +113,16 @@ impl UriTemplate {
     }
 }
 
-fn percent_decode(raw: &str) -> Option<String> {
+pub fn percent_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = raw.get(i + 1..i + 3)?;
+            // Checked first: `from_str_radix` also takes a sign, so `%+1` would decode.
+            let hex = raw
+                .get(i + 1..i + 3)
+                .filter(|hex| hex.bytes().all(|b| b.is_ascii_hexdigit()))?;
             out.push(u8::from_str_radix(hex, 16).ok()?);
             i += 3;
         } else {
@@ -145,6 +148,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn percent_is_followed_by_exactly_two_hex_digits() {
+        assert_eq!(percent_decode("a%2Fb%2f").as_deref(), Some("a/b/"));
+        assert_eq!(percent_decode("%e6%97%a5").as_deref(), Some("日"));
+        // Found by the `percent_base64` fuzz target: a sign passed for a digit.
+        for bad in [
+            "%+1", "%+9#", "%-1", "% 1", "%1", "%", "%1g", "%日本", "%e6%97",
+        ] {
+            assert_eq!(percent_decode(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
     fn parses_and_rejects() {
         assert!(UriTemplate::parse("file:///{+path}").is_ok());
         assert!(UriTemplate::parse("a://{x}{y}").is_err());
@@ -164,6 +179,7 @@ mod tests {
         assert_eq!(t.matches("deploy:///confirm"), None);
         assert_eq!(t.matches("deploy://prod/confirm/x"), None);
         assert_eq!(t.matches("deploy://%zz/confirm"), None);
+        assert_eq!(t.matches("deploy://%+1/confirm"), None);
         let files = UriTemplate::parse("file:///{+path}").expect("template");
         assert_eq!(
             files.matches("file:///etc/hosts"),

@@ -20,7 +20,7 @@ pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-i
 
 /// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
 /// are not plain ASCII. `None` when the value is unreadable.
-pub(super) fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
+pub fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
     let text = std::str::from_utf8(raw).ok()?;
     let text = text.trim_matches([' ', '\t']);
     if text.bytes().any(|b| !(0x20..0x7f).contains(&b)) {

@@ -30,7 +30,7 @@ mod connections;
 mod drain;
 mod endpoint;
 mod guarded_body;
-mod headers;
+pub(crate) mod headers;
 mod host_policy;
 mod overload;
 mod respond;

@@ -21,7 +21,7 @@
 //! ```
 
 mod param_headers;
-mod request;
+pub(crate) mod request;
 mod sse;
 
 use std::sync::{Arc, Mutex};

@@ -426,7 +426,7 @@ fn note_version(endpoint: &Endpoint, method: Option<&str>, answer: &str) {
 
 /// Plain ASCII as is; anything else (non-ASCII, control characters, surrounding whitespace, or
 /// text that looks like the encoding itself) as `=?base64?…?=`, which servers decode.
-fn header_value(value: &str) -> HeaderValue {
+pub fn header_value(value: &str) -> HeaderValue {
     let looks_encoded = value.starts_with("=?base64?") && value.ends_with("?=");
     let plain = value.bytes().all(|b| (b' '..=b'~').contains(&b))
         && value.trim() == value
