@@ -15,7 +15,6 @@ mod handlers;
 #[cfg(feature = "http")]
 pub(crate) mod http_settings;
 mod lifecycle;
-#[cfg(feature = "http")]
 mod preread;
 pub(crate) mod registry;
 mod route;

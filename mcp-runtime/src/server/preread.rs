@@ -12,7 +12,9 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{McpError, RequestMeta, Text};
 
-use super::gate::{GateInput, Preparsed, StateField};
+#[cfg(feature = "http")]
+use super::gate::Preparsed;
+use super::gate::{GateInput, StateField};
 
 #[cfg(feature = "http")]
 impl Preparsed {
@@ -81,8 +83,11 @@ impl GateInput {
     }
 }
 
-/// The members of params that anything before dispatch reads.
+/// The members of params that anything before dispatch reads. The targets are for the HTTP
+/// transport's routing headers; they are read in every build all the same, so a member given
+/// twice is refused alike with or without it.
 #[derive(Default)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 struct Members<'a> {
     input: GateInput,
     name: Option<&'a RawValue>,
