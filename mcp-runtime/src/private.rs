@@ -23,6 +23,8 @@ pub use crate::server::{
 /// The decoders of network bytes that `fuzz/` drives directly, and the encoder one of them
 /// inverts; none of them is public API.
 pub mod fuzzing {
+    #[cfg(feature = "http")]
+    pub use crate::server::preread::{ParamsVerdict, read_both_ways};
     pub use crate::server::registry::uri_template::percent_decode;
     #[cfg(feature = "http")]
     pub use crate::transport::http::headers::decode_value;

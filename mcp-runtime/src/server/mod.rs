@@ -15,7 +15,7 @@ mod handlers;
 #[cfg(feature = "http")]
 pub(crate) mod http_settings;
 mod lifecycle;
-mod preread;
+pub(crate) mod preread;
 pub(crate) mod registry;
 mod route;
 mod sealing;

@@ -5,6 +5,7 @@
 //! both. What the gate needs travels on as one opaque [`Preparsed`] value, so the params are
 //! read once.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -73,6 +74,59 @@ impl<'a> Preread<'a> {
     }
 }
 
+/// What the reader made of params, as the fuzz target compares it (not API).
+#[cfg(feature = "http")]
+#[doc(hidden)]
+#[derive(Debug, PartialEq, Eq)]
+pub struct ParamsVerdict {
+    /// `_meta`'s protocol version.
+    pub protocol_version: Option<String>,
+    /// Whether `_meta` declares client capabilities.
+    pub declares_capabilities: bool,
+    /// `None`: absent or `null`; `Some(None)`: not a token; `Some(Some(token))`.
+    pub request_state: Option<Option<String>>,
+    /// `name`, when a string.
+    pub name: Option<String>,
+    /// `uri`, when a string.
+    pub uri: Option<String>,
+}
+
+/// Reads `params` as the HTTP transport does and as the gate does; the error codes when they
+/// refuse (for the fuzz target, which holds the two to each other; not API).
+#[cfg(feature = "http")]
+#[doc(hidden)]
+pub fn read_both_ways(
+    params: &RawValue,
+) -> (Result<ParamsVerdict, i32>, Result<ParamsVerdict, i32>) {
+    let state = |field: &StateField| match field {
+        StateField::Absent => None,
+        StateField::NotAToken => Some(None),
+        StateField::Token(token) => Some(Some(token.clone())),
+    };
+    let of_gate = |input: &GateInput| ParamsVerdict {
+        protocol_version: input.meta.as_ref().and_then(|m| m.protocol_version.clone()),
+        declares_capabilities: input
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.client_capabilities.is_some()),
+        request_state: state(&input.request_state),
+        name: None,
+        uri: None,
+    };
+    let transport = Preread::read(params).map(|read| {
+        let name = read.name.as_deref().map(str::to_owned);
+        let uri = read.uri.as_deref().map(str::to_owned);
+        let input = read.preparsed.into_input();
+        ParamsVerdict {
+            name,
+            uri,
+            ..of_gate(&input)
+        }
+    });
+    let gate = GateInput::read(Some(params)).map(|input| of_gate(&input));
+    (transport.map_err(|e| e.code), gate.map_err(|e| e.code))
+}
+
 impl GateInput {
     /// Reads the gate's input from `params` (see [`Preread::read`] for what is refused).
     pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
@@ -98,17 +152,20 @@ struct Members<'a> {
 impl<'a> Members<'a> {
     fn read(params: &'a RawValue) -> Result<Self, McpError> {
         let mut de = serde_json::Deserializer::from_str(params.get());
+        let in_meta = Cell::new(false);
         let raw = de
-            .deserialize_map(MembersVisitor)
-            .map_err(|e| params_error("Invalid params", &e))?;
-        let meta = match raw.meta {
-            None => None,
-            Some(meta) => serde_json::from_str::<Option<RequestMeta>>(meta.get())
-                .map_err(|e| params_error("Invalid _meta", &e))?,
-        };
+            .deserialize_map(MembersVisitor { in_meta: &in_meta })
+            .map_err(|e| {
+                let what = if in_meta.get() {
+                    "Invalid _meta"
+                } else {
+                    "Invalid params"
+                };
+                params_error(what, &e)
+            })?;
         Ok(Self {
             input: GateInput {
-                meta,
+                meta: raw.meta,
                 request_state: raw.request_state,
             },
             name: raw.name,
@@ -128,20 +185,24 @@ fn params_error(what: &str, e: &serde_json::Error) -> McpError {
     }
 }
 
-/// The members as raw JSON. Every value is skipped or kept raw, which serde_json does without
-/// recursing, so no depth of nesting fails here.
+/// The members as read: `_meta` parsed in the same pass (it is read on every request), every
+/// other value skipped or kept raw, which serde_json does without recursing, so no depth of
+/// nesting fails outside `_meta`.
 #[derive(Default)]
 struct RawMembers<'a> {
-    meta: Option<&'a RawValue>,
+    meta: Option<RequestMeta>,
     request_state: StateField,
     name: Option<&'a RawValue>,
     uri: Option<&'a RawValue>,
     arguments: Option<&'a RawValue>,
 }
 
-struct MembersVisitor;
+struct MembersVisitor<'c> {
+    /// Set when reading `_meta` failed, so the error says so.
+    in_meta: &'c Cell<bool>,
+}
 
-impl<'de> Visitor<'de> for MembersVisitor {
+impl<'de> Visitor<'de> for MembersVisitor<'_> {
     type Value = RawMembers<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -160,10 +221,17 @@ impl<'de> Visitor<'de> for MembersVisitor {
             }
         }
         let mut members = RawMembers::default();
-        let mut state_seen = false;
+        let (mut meta_seen, mut state_seen) = (false, false);
         while let Some(key) = map.next_key::<Text<'de>>()? {
             match &*key {
-                "_meta" => once(&mut members.meta, map.next_value()?, "_meta")?,
+                "_meta" => {
+                    if std::mem::replace(&mut meta_seen, true) {
+                        return Err(de::Error::duplicate_field("_meta"));
+                    }
+                    self.in_meta.set(true);
+                    members.meta = map.next_value()?;
+                    self.in_meta.set(false);
+                }
                 "name" => once(&mut members.name, map.next_value()?, "name")?,
                 "uri" => once(&mut members.uri, map.next_value()?, "uri")?,
                 "arguments" => once(&mut members.arguments, map.next_value()?, "arguments")?,
