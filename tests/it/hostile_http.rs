@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::support::http::{
-    Running, idle_connection, keep_alive_echo, meta, modern, parse_reply, read_one, read_within,
+    Running, hanging_request, idle_connection, keep_alive_echo, modern, parse_reply, read_one,
 };
 use crate::support::process::{ChildGuard, example, free_port};
 
@@ -103,27 +103,6 @@ async fn a_slowloris_connection_is_closed_within_the_header_timeout() {
     let took = trickle_until_closed(kept, head).await;
     assert!(took >= Duration::from_millis(900), "{took:?}");
     eprintln!("slowloris on a kept-alive connection closed after {took:?}");
-}
-
-/// A `hang` call (one progress event, then nothing until the client leaves), read up to the
-/// progress event so it is surely in progress.
-async fn hanging_request(s: &Running, id: i64) -> TcpStream {
-    let mut params = json!({"name": "hang", "_meta": meta(json!({}))});
-    params["_meta"]["progressToken"] = json!(id);
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
-    let mut stream = s
-        .post(body.to_string())
-        .routing("tools/call", Some("hang"))
-        .open()
-        .await;
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
-        let n = read_within(&mut stream, &mut buf, "the progress event").await;
-        assert!(n > 0, "the stream ended early");
-        seen.extend_from_slice(&buf[..n]);
-    }
-    stream
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::http::{Running, meta, modern, parse_reply, read_to_close, read_within};
+use crate::support::http::{Running, hanging_request, meta, modern, parse_reply, read_to_close};
 
 #[tokio::test]
 async fn a_plain_request_gets_json() {
@@ -264,23 +264,7 @@ async fn a_request_that_reports_progress_gets_an_sse_stream() {
 #[tokio::test]
 async fn a_client_that_hangs_up_mid_stream_cancels_its_request() {
     let s = Running::start().await;
-    let mut params = json!({"name": "hang"});
-    params["_meta"] = meta(json!({}));
-    params["_meta"]["progressToken"] = json!(1);
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":params}).to_string();
-    let mut stream = s
-        .post(body)
-        .routing("tools/call", Some("hang"))
-        .open()
-        .await;
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
-        let n = read_within(&mut stream, &mut buf, "the first event in time").await;
-        assert!(n > 0, "stream ended early");
-        seen.extend_from_slice(&buf[..n]);
-    }
-    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"));
+    let stream = hanging_request(&s, 1).await;
     drop(stream);
     for _ in 0..100 {
         if s.flags.hang_cancelled.load(Ordering::SeqCst) {

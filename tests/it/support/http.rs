@@ -152,6 +152,28 @@ impl Running {
     }
 }
 
+/// A `hang` call (one progress event, then nothing until the client leaves), read up to the
+/// progress event so it is surely in progress.
+pub async fn hanging_request(s: &Running, id: i64) -> TcpStream {
+    let mut params = json!({"name": "hang", "_meta": meta(json!({}))});
+    params["_meta"]["progressToken"] = json!(id);
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    let mut stream = s
+        .post(body.to_string())
+        .routing("tools/call", Some("hang"))
+        .open()
+        .await;
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("notifications/progress") {
+        let n = read_within(&mut stream, &mut buf, "the progress event").await;
+        assert!(n > 0, "the stream ended early");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"));
+    stream
+}
+
 /// A JSON POST to `/mcp` on `addr`.
 pub fn post(addr: SocketAddr, body: impl Into<Vec<u8>>) -> Request {
     Request::new(addr, "POST", body.into())

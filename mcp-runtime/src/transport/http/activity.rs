@@ -218,15 +218,19 @@ impl Drop for InProgress {
     }
 }
 
+/// The defaults, for the tests of this module and of the table of connections.
+#[cfg(test)]
+pub(super) const TEST_TIMEOUTS: Timeouts = Timeouts {
+    header_read: Duration::from_secs(10),
+    keep_alive: Duration::from_secs(90),
+    write: Duration::from_secs(30),
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const TIMEOUTS: Timeouts = Timeouts {
-        header_read: Duration::from_secs(10),
-        keep_alive: Duration::from_secs(90),
-        write: Duration::from_secs(30),
-    };
+    const TIMEOUTS: Timeouts = TEST_TIMEOUTS;
 
     #[tokio::test(start_paused = true)]
     async fn the_first_head_is_timed_from_the_connection_start_and_later_ones_from_their_first_byte()

@@ -149,11 +149,7 @@ impl Drop for Registration {
 mod tests {
     use super::*;
 
-    const TIMEOUTS: Timeouts = Timeouts {
-        header_read: Duration::from_secs(10),
-        keep_alive: Duration::from_secs(90),
-        write: Duration::from_secs(30),
-    };
+    use crate::transport::http::activity::TEST_TIMEOUTS as TIMEOUTS;
 
     #[tokio::test(start_paused = true)]
     async fn at_capacity_the_longest_idle_makes_room_and_busy_ones_never_do() {
