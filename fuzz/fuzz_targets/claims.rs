@@ -10,9 +10,13 @@
 
 #![no_main]
 
+#[path = "shared/json_text.rs"]
+mod json_text;
+
 use std::fmt::Write as _;
 use std::sync::LazyLock;
 
+use json_text::write_string;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::BoxError;
@@ -137,18 +141,6 @@ enum Seen {
 }
 
 const NAMES: [&str; 9] = ["v", "iat", "exp", "m", "t", "a", "s", "aud", "p"];
-
-fn write_string(out: &mut String, s: &str, escape_all: bool) {
-    if !escape_all {
-        out.push_str(&serde_json::to_string(s).expect("strings serialize"));
-        return;
-    }
-    out.push('"');
-    for unit in s.encode_utf16() {
-        let _ = write!(out, "\\u{unit:04x}");
-    }
-    out.push('"');
-}
 
 /// Writes `field` (if present) and returns what a JSON parser reads back; `None` when the
 /// text is not JSON at all.

@@ -10,8 +10,12 @@
 
 #![no_main]
 
+#[path = "shared/json_text.rs"]
+mod json_text;
+
 use std::fmt::{self, Write as _};
 
+use json_text::write_string;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::protocol::{
@@ -242,18 +246,6 @@ enum Json {
     },
     /// Verbatim, JSON or not.
     Raw(String),
-}
-
-fn write_string(out: &mut String, s: &str, escape: bool) {
-    if !escape {
-        out.push_str(&serde_json::to_string(s).expect("strings serialize"));
-        return;
-    }
-    out.push('"');
-    for unit in s.encode_utf16() {
-        let _ = write!(out, "\\u{unit:04x}");
-    }
-    out.push('"');
 }
 
 fn write_json(out: &mut String, value: &Json) {
