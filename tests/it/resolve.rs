@@ -55,6 +55,21 @@ async fn pair(first: Elicit<Confirm>, #[mcp(key = "second")] other: Elicit<Regio
     format!("{} {:?}", first.ok, other.region)
 }
 
+/// How many replicas?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Replicas {
+    #[elicitation(default = 3)]
+    replicas: u8,
+    #[elicitation(default = "standard")]
+    tier: String,
+}
+
+/// Scales, with defaults the client may leave out.
+#[mcp::tool]
+async fn scale(replicas: Elicit<Replicas>) -> String {
+    format!("{} {}", replicas.replicas, replicas.tier)
+}
+
 static WORDING: AtomicU32 = AtomicU32::new(1);
 
 /// Its question's wording changes between rounds when the test says so.
@@ -95,7 +110,7 @@ const KEY: &str = "a-shared-secret-of-at-least-thirty-two-bytes";
 
 fn server(security: RequestStateSecurity) -> McpServer {
     McpServer::new("resolver")
-        .tools(mcp::tools![provision, pair, reworded, summarize])
+        .tools(mcp::tools![provision, pair, reworded, summarize, scale])
         .prompts(mcp::prompts![tailored])
         .resources(mcp::resources![plan])
         .request_state_security(security)
@@ -643,5 +658,35 @@ mod legacy_back_channel {
             .await;
         let done = client.recv().await;
         assert_eq!(done["result"]["isError"], true, "{done}");
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_leaves_out_defaulted_fields_gets_the_defaults() {
+    let client = client();
+    let first = first_round(&client, "scale", json!({})).await;
+    let requests = serde_json::to_value(&first.input_requests).expect("requests");
+    let schema = &requests["replicas"]["params"]["requestedSchema"];
+    assert_eq!(schema["properties"]["replicas"]["default"], 3, "{requests}");
+    assert!(schema.get("required").is_none(), "{requests}");
+    for (content, expected) in [
+        (json!({}), "3 standard"),
+        (json!({"tier": "gold"}), "3 gold"),
+        (json!({"replicas": 5}), "5 standard"),
+    ] {
+        let mut answers = InputResponses::new();
+        answers.insert("replicas", accept(content.clone()));
+        let result = done(
+            round(
+                &client,
+                "scale",
+                json!({}),
+                Some(answers),
+                first.request_state.clone(),
+            )
+            .await
+            .expect("r2"),
+        );
+        assert_eq!(text(&result), expected, "{content}");
     }
 }

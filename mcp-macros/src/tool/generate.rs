@@ -197,8 +197,13 @@ fn schema_fields(
         let default_attr = param.attrs.default.get().map(|default| {
             let function = default_fn(*index);
             let path = function.to_string();
+            // `DefaultArgument` asks for `Serialize` itself; a value given here must be shown
+            // in the schema all the same.
             let value = match default {
-                Some(expr) => quote!(#expr),
+                Some(expr) => {
+                    let shown = quote_spanned!(ty.span()=> #p::shown_in_schema::<#ty>);
+                    quote!(#shown(#expr))
+                }
                 None => quote_spanned!(ty.span()=> <#ty as #p::DefaultArgument>::default_value()),
             };
             default_fns.push(quote!(fn #function() -> #ty { #value }));

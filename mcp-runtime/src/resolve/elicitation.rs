@@ -41,6 +41,21 @@ pub trait Elicitation: DeserializeOwned {
     fn requested_schema() -> Value;
 }
 
+/// Gives every field the answer leaves out the `default` its schema declares: clients may omit
+/// a defaulted field (the TypeScript SDK does), and the form promised it would still have one.
+pub(crate) fn fill_defaults(content: &mut Map<String, Value>, schema: &Value) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
+    }
+}
+
 /// Assembles `{"type":"object","properties":{…},"required":[…]}`.
 pub fn form_schema(fields: &[(&str, Value, bool)]) -> Value {
     let properties: Map<String, Value> = fields

@@ -11,7 +11,7 @@ use crate::protocol::{
 use crate::server::Context;
 
 use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
-use super::elicitation::Elicitation;
+use super::elicitation::{Elicitation, fill_defaults};
 use super::forms::{Form, form};
 use super::ledger::{Entry, Ledger, question_digest};
 use super::validate::fits;
@@ -260,7 +260,7 @@ impl Rounds {
             ElicitAction::Decline => Ok(Elicited::Declined),
             ElicitAction::Cancel => Ok(Elicited::Cancelled),
             ElicitAction::Accept => {
-                let content = result.content.ok_or_else(|| {
+                let mut content = result.content.ok_or_else(|| {
                     Halt(format!(
                         "{subject}: the answer to `{key}` was accepted with no content"
                     ))
@@ -270,6 +270,7 @@ impl Rounds {
                         "{subject}: the answer to `{key}` does not match the requested schema"
                     ))
                 };
+                fill_defaults(&mut content, schema);
                 if !fits(&content, schema) {
                     return Err(mismatch());
                 }

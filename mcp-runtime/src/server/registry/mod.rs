@@ -30,8 +30,9 @@ pub(crate) mod macro_support {
         ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
     };
     pub use super::params::{
-        DefaultArgument, Injected, ParamError, PromptParam, ResourceParam, StaticResourceParam,
-        ToolArgument, ToolParam, ToolParamSchema, compact, count_some, keep_arguments,
+        DefaultArgument, Injected, ParamError, PromptParam, ResourceParam, SchemaDefault,
+        StaticResourceParam, ToolArgument, ToolParam, ToolParamSchema, compact, count_some,
+        keep_arguments, shown_in_schema,
     };
     pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
     pub use super::resources::{FromTemplateVar, ResourceDef, ResourceInfo, TemplateVars};

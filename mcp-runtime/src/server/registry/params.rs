@@ -135,9 +135,10 @@ impl<T: DeserializeOwned> ToolArgument for T {
     message = "`{Self}` cannot take `#[mcp(default)]`",
     label = "not an argument with a `Default`",
     note = "`#[mcp(default)]` fills in a missing argument with `Default::default()`: the type \
-            derives `serde::Deserialize` and `schemars::JsonSchema` and implements `Default` \
-            (or give the value: `#[mcp(default = …)]`); the request context and shared state \
-            take no `#[mcp(…)]` attributes"
+            derives `serde::Deserialize`, `serde::Serialize` (the schema shows the default) and \
+            `schemars::JsonSchema` and implements `Default` (or give the value: \
+            `#[mcp(default = …)]`); the request context and shared state take no `#[mcp(…)]` \
+            attributes"
 )]
 pub trait DefaultArgument: Sized {
     /// The value of a missing argument (also its `default` in the input schema).
@@ -153,7 +154,7 @@ pub trait DefaultArgument: Sized {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: DeserializeOwned + Default> DefaultArgument for T {
+impl<T: DeserializeOwned + serde::Serialize + Default> DefaultArgument for T {
     #[inline]
     fn default_value() -> Self {
         T::default()
@@ -167,6 +168,23 @@ impl<T: DeserializeOwned + Default> DefaultArgument for T {
     ) -> Result<Self, ParamError> {
         take_arg_or(arguments, tool, name, T::default).map_err(ParamError::Invalid)
     }
+}
+
+/// A parameter default the input schema can show: schemars writes a `default` only for a type
+/// it can serialize, and would leave it out without a word.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has a default that the input schema cannot show",
+    label = "`{Self}` does not implement `serde::Serialize`",
+    note = "derive `serde::Serialize` for `{Self}`, so clients see the default in the schema"
+)]
+pub trait SchemaDefault: serde::Serialize {}
+
+impl<T: serde::Serialize> SchemaDefault for T {}
+
+/// `value`, once its type is known to show in the schema.
+#[inline]
+pub fn shown_in_schema<T: SchemaDefault>(value: T) -> T {
+    value
 }
 
 /// Why a tool parameter could not be filled.
