@@ -70,6 +70,16 @@ async fn scale(replicas: Elicit<Replicas>) -> String {
     format!("{} {}", replicas.replicas, replicas.tier)
 }
 
+/// Reads its note only to ask about it; `_tag` it never reads.
+#[mcp::tool]
+async fn file_note(
+    note: String,
+    _tag: String,
+    #[mcp(ask = format!("File {note:?}?"))] sure: Elicit<Confirm>,
+) -> String {
+    format!("filed={}", sure.ok)
+}
+
 static WORDING: AtomicU32 = AtomicU32::new(1);
 
 /// Its question's wording changes between rounds when the test says so.
@@ -110,7 +120,9 @@ const KEY: &str = "a-shared-secret-of-at-least-thirty-two-bytes";
 
 fn server(security: RequestStateSecurity) -> McpServer {
     McpServer::new("resolver")
-        .tools(mcp::tools![provision, pair, reworded, summarize, scale])
+        .tools(mcp::tools![
+            provision, pair, reworded, summarize, scale, file_note
+        ])
         .prompts(mcp::prompts![tailored])
         .resources(mcp::resources![plan])
         .request_state_security(security)
@@ -689,4 +701,20 @@ async fn an_answer_that_leaves_out_defaulted_fields_gets_the_defaults() {
         );
         assert_eq!(text(&result), expected, "{content}");
     }
+}
+
+#[tokio::test]
+async fn a_leading_underscore_stays_off_the_wire() {
+    let client = client();
+    let listed = client.list_tools(None).await.expect("tools/list");
+    let tool = listed
+        .tools
+        .iter()
+        .find(|t| t.name == "file_note")
+        .expect("listed");
+    let properties = &tool.input_schema["properties"];
+    assert!(properties.get("tag").is_some(), "{properties}");
+    assert!(properties.get("_tag").is_none(), "{properties}");
+    let first = first_round(&client, "file_note", json!({"note": "n", "tag": "t"})).await;
+    assert_eq!(message(&first, "sure"), "File \"n\"?");
 }

@@ -88,9 +88,16 @@ impl Param {
     }
 }
 
+/// The identifier as the wire names it: without `r#`, and without the leading underscores that
+/// only tell rustc a variable is unused (rustc suggests adding one, which must not rename the
+/// argument).
 fn unraw(ident: &Ident) -> String {
     let text = ident.to_string();
-    text.strip_prefix("r#").unwrap_or(&text).to_owned()
+    let text = text.strip_prefix("r#").unwrap_or(&text);
+    match text.trim_start_matches('_') {
+        "" => text.to_owned(),
+        bare => bare.to_owned(),
+    }
 }
 
 /// One parameter; strips the attributes it consumes (doc comments are not allowed on
