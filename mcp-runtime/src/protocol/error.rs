@@ -34,6 +34,21 @@ pub mod code {
 /// The one message every rejected `requestState` gets, whatever the cause.
 pub const INVALID_REQUEST_STATE_MESSAGE: &str = "Invalid or expired requestState";
 
+/// `{"elicitation":{"form":{}},"sampling":{}}` → `elicitation.form`, `sampling`.
+fn capability_names(capabilities: &Value) -> Vec<String> {
+    let Some(top) = capabilities.as_object() else {
+        return Vec::new();
+    };
+    top.iter()
+        .flat_map(
+            |(name, inner)| match inner.as_object().filter(|o| !o.is_empty()) {
+                Some(inner) => inner.keys().map(|k| format!("{name}.{k}")).collect(),
+                None => vec![name.clone()],
+            },
+        )
+        .collect()
+}
+
 /// A JSON-RPC error object: what a request fails with on the wire.
 ///
 /// ```
@@ -102,12 +117,29 @@ impl McpError {
         Self::new(code::HEADER_MISMATCH, detail)
     }
 
-    /// -32021: the request needs client capabilities it did not declare.
+    /// -32021: the request needs client capabilities it did not declare. The message names
+    /// them (`elicitation.form`, `sampling`), after `detail`.
+    ///
+    /// ```
+    /// use mcp::protocol::{ClientCapabilities, McpError};
+    /// let required: ClientCapabilities =
+    ///     serde_json::from_value(serde_json::json!({"elicitation": {"form": {}}})).unwrap();
+    /// let e = McpError::missing_capability("This tool asks the user", &required);
+    /// assert_eq!(e.message, "This tool asks the user (missing: elicitation.form)");
+    /// ```
     pub fn missing_capability(
         detail: impl Into<Cow<'static, str>>,
         required: &ClientCapabilities,
     ) -> Self {
-        Self::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, detail)
+        let required = serde_json::to_value(required).unwrap_or_default();
+        let names = capability_names(&required);
+        let detail = detail.into();
+        let message = if names.is_empty() {
+            detail
+        } else {
+            format!("{detail} (missing: {})", names.join(", ")).into()
+        };
+        Self::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
             .with_data(json!({ "requiredCapabilities": required }))
     }
 

@@ -99,7 +99,8 @@ pub(super) fn admit(
         return Ok((admitted, input.request_state));
     }
     let session = conn.legacy_session();
-    if method == methods::INITIALIZE || session.is_some() {
+    // 2025-11-25 lets either side ping at any time, before `initialize` too.
+    if method == methods::INITIALIZE || method == methods::PING || session.is_some() {
         let (protocol_version, client_capabilities, client_info, log_level) = match session {
             Some(s) => (
                 s.protocol_version,

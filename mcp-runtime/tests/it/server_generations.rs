@@ -451,3 +451,37 @@ async fn a_session_holds_a_bounded_number_of_subscriptions() {
         .await;
     assert!(reply["result"].is_object(), "{reply}");
 }
+
+#[tokio::test]
+async fn ping_before_initialize_is_answered() {
+    let mut wire = Wire::start(1 << 20);
+    let reply = wire.call(1, "ping", json!({})).await;
+    assert_eq!(reply["result"], json!({}), "{reply}");
+}
+
+/// A static resource, for the not-found codes of each revision.
+#[mcp::resource("note://readme")]
+async fn readme() -> String {
+    "read me".to_owned()
+}
+
+#[tokio::test]
+async fn a_missing_resource_is_not_found_in_each_revisions_own_code() {
+    let server = mcp::McpServer::new("notes")
+        .resources(mcp::resources![readme])
+        .build()
+        .expect("builds");
+    let mut wire = Wire::with_server(server);
+    let missing = json!({"uri": "note://nope", "_meta": modern(json!({}))});
+    let reply = wire.call(1, "resources/read", missing).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    legacy_session(&mut wire).await;
+    let reply = wire
+        .call(2, "resources/read", json!({"uri": "note://nope"}))
+        .await;
+    assert_eq!(reply["error"]["code"], -32002, "{reply}");
+    let reply = wire
+        .call(3, "resources/read", json!({"uri": "note://readme"}))
+        .await;
+    assert_eq!(reply["result"]["contents"][0]["text"], "read me", "{reply}");
+}

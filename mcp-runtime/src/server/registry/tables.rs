@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{CallToolResult, McpError, Outcome};
+use crate::protocol::{CallToolResult, Generation, McpError, Outcome};
 use crate::server::ServerBuilder;
 
 use super::prompts::{PromptCall, PromptEntry};
@@ -92,9 +92,15 @@ pub(super) fn with_resources(
                 .iter()
                 .find_map(|e| e.template.matches(&params.uri).map(|vars| (e.call, vars))),
         };
+        // Each revision says "not found" its own way.
+        let legacy = ctx.generation() == Generation::V2025_11_25;
         async move {
             let Some((call, vars)) = found else {
-                return Err(McpError::resource_not_found(&params.uri));
+                return Err(if legacy {
+                    McpError::legacy_resource_not_found(&params.uri)
+                } else {
+                    McpError::resource_not_found(&params.uri)
+                });
             };
             call(ctx, params, vars).await
         }
