@@ -23,7 +23,7 @@ impl Server {
         use crate::transport::http::{DEFAULT_GRACE_PERIOD, HttpTransport, shutdown_signal};
         // Installed before listening: a supervisor may signal as soon as the port is open.
         let signal = shutdown_signal();
-        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let listener = listen(addr).await?;
         let mut transport = HttpTransport::new(self.clone());
         if self.http_settings().grace_period.is_none() {
             transport = transport.grace_period(DEFAULT_GRACE_PERIOD);
@@ -97,4 +97,27 @@ impl McpServer {
     pub fn serve_in_memory(self) -> Result<Duplex, BuildError> {
         Ok(self.build()?.serve_in_memory())
     }
+}
+
+/// Binds the first address `addr` resolves to that can be bound; the error names the address
+/// (a port in use says which).
+#[cfg(feature = "http")]
+async fn listen(addr: impl tokio::net::ToSocketAddrs) -> Result<tokio::net::TcpListener, Error> {
+    let mut last = None;
+    for candidate in tokio::net::lookup_host(addr).await? {
+        match tokio::net::TcpListener::bind(candidate).await {
+            Ok(listener) => return Ok(listener),
+            Err(source) => last = Some((candidate, source)),
+        }
+    }
+    Err(match last {
+        Some((addr, source)) => Error::Listen {
+            addr: addr.to_string(),
+            source,
+        },
+        None => Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the address resolves to nothing to listen on",
+        )),
+    })
 }

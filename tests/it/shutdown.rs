@@ -195,3 +195,21 @@ async fn while_draining_every_answer_says_the_connection_closes() {
         assert_eq!(reply.header("connection"), Some("close"), "{method} {path}");
     }
 }
+
+#[test]
+fn a_port_in_use_is_an_error_that_names_the_address() {
+    // A child: serving installs signal handlers, which a test must not do to the shared process.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr");
+    let output = Command::new(example("provisioner"))
+        .args(["--http", &addr.to_string()])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the provisioner");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}: ")),
+        "{stderr}"
+    );
+}
