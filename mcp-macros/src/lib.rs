@@ -14,27 +14,24 @@ mod tool;
 
 use proc_macro::TokenStream;
 
-/// Turns an `async fn` into an MCP tool. Documented on `mcp::tool`.
+// The macros carry no doc comments of their own: rustdoc appends a re-exported item's docs to
+// the re-export's, and the facade's (`mcp::tool` and the rest) are the documentation.
+
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into an MCP prompt. Documented on `mcp::prompt`.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     prompt::expand(attr.into(), item.into()).into()
 }
 
-/// Turns an `async fn` into an MCP resource or resource template. Documented on
-/// `mcp::resource`.
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     resource::expand(attr.into(), item.into()).into()
 }
 
-/// Derives a form question (struct) or a choice (fieldless enum). Documented on
-/// `mcp::Elicitation`.
 #[proc_macro_derive(Elicitation, attributes(elicitation))]
 pub fn derive_elicitation(input: TokenStream) -> TokenStream {
     elicitation::expand(input.into()).into()
