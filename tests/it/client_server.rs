@@ -126,3 +126,26 @@ async fn discover_reports_the_modern_revision() {
         .expect("serverInfo");
     assert_eq!(info.name, "greeter");
 }
+
+#[tokio::test]
+async fn the_client_answers_a_servers_ping() {
+    let (client_end, mut server_end) = mcp::transport::memory::pair();
+    let _client = Client::builder(mcp::protocol::Implementation::new("c", "1")).connect(client_end);
+    let ping = json!({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"});
+    server_end
+        .outgoing
+        .send(ping.to_string())
+        .await
+        .expect("send");
+    let line = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        server_end.incoming.recv(),
+    )
+    .await
+    .expect("an answer within 5 s")
+    .expect("open")
+    .expect("a line");
+    let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(reply["id"], "srv-1", "{reply}");
+    assert_eq!(reply["result"], json!({}), "{reply}");
+}

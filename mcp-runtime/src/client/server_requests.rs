@@ -1,10 +1,13 @@
 //! Answering a 2025-11-25 server's own requests (the back-channel: `elicitation/create`,
-//! `sampling/createMessage`, `roots/list`) with the handlers that also answer 2026-07-28
+//! `sampling/createMessage`, `roots/list`, and `ping`) with the handlers that also answer 2026-07-28
 //! `inputRequests`.
 
 use serde_json::Value;
 
-use crate::protocol::{InputRequest, McpError, RawRequest, error_line, input_methods, result_line};
+use crate::protocol::{
+    EmptyResult, InputRequest, McpError, RawRequest, error_line, input_methods, methods,
+    result_line,
+};
 
 use super::callbacks::Callbacks;
 
@@ -21,6 +24,8 @@ pub(super) async fn answer_server_request(callbacks: &Callbacks, request: RawReq
             serde_json::from_value(params).map(|p| InputRequest::CreateMessage(Box::new(p)))
         }
         input_methods::LIST_ROOTS => Ok(InputRequest::ListRoots),
+        // 2025-11-25 lets a server ping its client at any time.
+        methods::PING => return result_line(&request.id, &EmptyResult::default()),
         other => {
             return error_line(Some(&request.id), &McpError::method_not_found(other));
         }
