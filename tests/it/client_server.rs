@@ -149,3 +149,56 @@ async fn the_client_answers_a_servers_ping() {
     assert_eq!(reply["id"], "srv-1", "{reply}");
     assert_eq!(reply["result"], json!({}), "{reply}");
 }
+
+/// A prompt, a static resource and a template, for the typed listings.
+#[mcp::prompt]
+async fn greeting(name: String) -> String {
+    format!("Say hello to {name}.")
+}
+
+#[mcp::resource("note://readme")]
+async fn readme() -> String {
+    "read me".to_owned()
+}
+
+#[mcp::resource("note://{id}")]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+#[tokio::test]
+async fn the_typed_listings_completion_and_ping() {
+    use mcp::protocol::{CompleteParams, CompleteResult};
+    let server = mcp::McpServer::new("notes")
+        .prompts(mcp::prompts![greeting])
+        .resources(mcp::resources![readme, note])
+        .on_complete(|_ctx, params| async move {
+            Ok(CompleteResult::values(vec![format!(
+                "{}-1",
+                params.argument.value
+            )]))
+        })
+        .build()
+        .expect("builds");
+    let client = support::connect_in_memory(server);
+    let prompts = client.list_prompts(None).await.expect("prompts/list");
+    assert_eq!(prompts.prompts[0].name, "greeting");
+    let resources = client.list_resources(None).await.expect("resources/list");
+    assert_eq!(resources.resources[0].uri, "note://readme");
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("resources/templates/list");
+    assert_eq!(templates.resource_templates[0].uri_template, "note://{id}");
+    let params: CompleteParams = serde_json::from_value(json!({
+        "ref": {"type": "ref/prompt", "name": "greeting"},
+        "argument": {"name": "name", "value": "ad"}
+    }))
+    .expect("params");
+    let completed = client.complete(&params).await.expect("completion/complete");
+    assert_eq!(completed.completion.values, ["ad-1"]);
+    // `ping` is a 2025-11-25 method: refused on 2026-07-28, answered in a session.
+    assert!(client.ping().await.is_err());
+    client.initialize().await.expect("initialize");
+    client.ping().await.expect("ping");
+}

@@ -4,9 +4,10 @@
 use serde_json::{Value, json};
 
 use crate::protocol::{
-    CallToolResult, DiscoverResult, GetPromptResult, InitializeParams, InitializeResult,
-    InputResponses, ListToolsResult, Outcome, ReadResourceResult, V2025_11_25, V2026_07_28,
-    methods,
+    CallToolResult, CompleteParams, CompleteResult, DiscoverResult, GetPromptResult,
+    InitializeParams, InitializeResult, InputResponses, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, ReadResourceResult,
+    V2025_11_25, V2026_07_28, methods,
 };
 
 use super::connection::lock;
@@ -113,12 +114,44 @@ impl Client {
 
     /// `tools/list` (one page).
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
-        // `cursor` is a string when present; the schema has no `null` for it.
-        let params = match cursor {
-            Some(cursor) => json!({ "cursor": cursor }),
-            None => json!({}),
-        };
-        self.request(methods::TOOLS_LIST, params).await
+        self.request(methods::TOOLS_LIST, page(cursor)).await
+    }
+
+    /// `prompts/list` (one page).
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListPromptsResult, ClientError> {
+        self.request(methods::PROMPTS_LIST, page(cursor)).await
+    }
+
+    /// `resources/list` (one page).
+    pub async fn list_resources(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourcesResult, ClientError> {
+        self.request(methods::RESOURCES_LIST, page(cursor)).await
+    }
+
+    /// `resources/templates/list` (one page).
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.request(methods::RESOURCE_TEMPLATES_LIST, page(cursor))
+            .await
+    }
+
+    /// `completion/complete`: suggestions for an argument of a prompt or resource template.
+    pub async fn complete(&self, params: &CompleteParams) -> Result<CompleteResult, ClientError> {
+        let params = serde_json::to_value(params)?;
+        self.request(methods::COMPLETE, params).await
+    }
+
+    /// `ping`, in a 2025-11-25 session (2026-07-28 has no `ping`: a server answers -32601).
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        let _: Value = self.request(methods::PING, json!({})).await?;
+        Ok(())
     }
 
     /// One `tools/call` round: the final result or the server's request for input.
@@ -179,5 +212,13 @@ fn round_params(
         if let Some(s) = request_state {
             map.insert("requestState".into(), Value::String(s));
         }
+    }
+}
+
+/// The params of a listing: `cursor` is a string when present (the schema has no `null`).
+fn page(cursor: Option<&str>) -> Value {
+    match cursor {
+        Some(cursor) => json!({ "cursor": cursor }),
+        None => json!({}),
     }
 }
