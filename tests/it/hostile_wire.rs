@@ -18,6 +18,15 @@ fn echo_call(extra: &str, meta_text: &str) -> String {
     )
 }
 
+/// Posts `body` with the routing headers of a `tools/call` of `echo`.
+async fn post_echo(server: &Running, body: impl Into<Vec<u8>>) -> Reply {
+    server
+        .post(body)
+        .routing("tools/call", Some("echo"))
+        .send()
+        .await
+}
+
 fn modern_meta() -> String {
     meta(json!({})).to_string()
 }
@@ -51,11 +60,7 @@ async fn a_body_only_the_server_could_read_does_not_slip_past_the_routing_header
     }
     // With a readable `_meta`, a target of the wrong type is a header mismatch.
     let body = echo_call(r#","uri":1"#, &modern_meta()).replace(r#""name":"echo""#, r#""name":7"#);
-    let reply = server
-        .post(body)
-        .routing("tools/call", Some("echo"))
-        .send()
-        .await;
+    let reply = post_echo(&server, body).await;
     assert_refused(&reply, -32020);
 }
 
@@ -68,11 +73,7 @@ async fn a_member_twice_in_the_envelope_or_the_params_is_refused() {
     assert!(reply.body.contains("duplicate field `id`"), "{reply:?}");
 
     let twice_name = echo_call(r#","name":"regional""#, &modern_meta());
-    let reply = server
-        .post(twice_name)
-        .routing("tools/call", Some("echo"))
-        .send()
-        .await;
+    let reply = post_echo(&server, twice_name).await;
     assert_refused(&reply, -32602);
     assert!(reply.body.contains("duplicate field `name`"), "{reply:?}");
 }
@@ -87,11 +88,7 @@ async fn anything_but_one_token_in_the_request_state_position_gets_the_fixed_rej
         r#","requestState":7"#.to_owned(),
     ];
     for extra in cases {
-        let reply = server
-            .post(echo_call(&extra, &modern_meta()))
-            .routing("tools/call", Some("echo"))
-            .send()
-            .await;
+        let reply = post_echo(&server, echo_call(&extra, &modern_meta())).await;
         assert_refused(&reply, -32602);
         assert_eq!(
             reply.json()["error"]["message"],
@@ -133,11 +130,7 @@ async fn a_lone_surrogate_escape_is_a_parse_error() {
     let server = Running::start().await;
     let body = modern(1, "tools/call", json!({"name": "echo", "arguments": {}}))
         .replace(r#""arguments":{}"#, r#""arguments":{"text":"\ud800"}"#);
-    let reply = server
-        .post(body)
-        .routing("tools/call", Some("echo"))
-        .send()
-        .await;
+    let reply = post_echo(&server, body).await;
     assert_refused(&reply, -32700);
 }
 

@@ -11,7 +11,7 @@ use std::fmt;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::protocol::{McpError, RequestMeta, Text};
+use crate::protocol::{McpError, Text};
 
 #[cfg(feature = "http")]
 use super::gate::Preparsed;
@@ -137,7 +137,9 @@ impl GateInput {
     }
 }
 
-/// The members of params that anything before dispatch reads. The targets are for the HTTP
+/// The members of params that anything before dispatch reads: `_meta` parsed in the same pass
+/// (it is read on every request), the others kept raw, which serde_json does without
+/// recursing, so no depth of nesting fails outside `_meta`. The targets are for the HTTP
 /// transport's routing headers; they are read in every build all the same, so a member given
 /// twice is refused alike with or without it.
 #[derive(Default)]
@@ -153,8 +155,7 @@ impl<'a> Members<'a> {
     fn read(params: &'a RawValue) -> Result<Self, McpError> {
         let mut de = serde_json::Deserializer::from_str(params.get());
         let in_meta = Cell::new(false);
-        let raw = de
-            .deserialize_map(MembersVisitor { in_meta: &in_meta })
+        de.deserialize_map(MembersVisitor { in_meta: &in_meta })
             .map_err(|e| {
                 let what = if in_meta.get() {
                     "Invalid _meta"
@@ -162,16 +163,7 @@ impl<'a> Members<'a> {
                     "Invalid params"
                 };
                 params_error(what, &e)
-            })?;
-        Ok(Self {
-            input: GateInput {
-                meta: raw.meta,
-                request_state: raw.request_state,
-            },
-            name: raw.name,
-            uri: raw.uri,
-            arguments: raw.arguments,
-        })
+            })
     }
 }
 
@@ -185,31 +177,19 @@ fn params_error(what: &str, e: &serde_json::Error) -> McpError {
     }
 }
 
-/// The members as read: `_meta` parsed in the same pass (it is read on every request), every
-/// other value skipped or kept raw, which serde_json does without recursing, so no depth of
-/// nesting fails outside `_meta`.
-#[derive(Default)]
-struct RawMembers<'a> {
-    meta: Option<RequestMeta>,
-    request_state: StateField,
-    name: Option<&'a RawValue>,
-    uri: Option<&'a RawValue>,
-    arguments: Option<&'a RawValue>,
-}
-
 struct MembersVisitor<'c> {
     /// Set when reading `_meta` failed, so the error says so.
     in_meta: &'c Cell<bool>,
 }
 
 impl<'de> Visitor<'de> for MembersVisitor<'_> {
-    type Value = RawMembers<'de>;
+    type Value = Members<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("an object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawMembers<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
         fn once<'de, E: de::Error>(
             slot: &mut Option<&'de RawValue>,
             value: &'de RawValue,
@@ -220,7 +200,7 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                 None => Ok(()),
             }
         }
-        let mut members = RawMembers::default();
+        let mut members = Members::default();
         let (mut meta_seen, mut state_seen) = (false, false);
         while let Some(key) = map.next_key::<Text<'de>>()? {
             match &*key {
@@ -229,7 +209,7 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                         return Err(de::Error::duplicate_field("_meta"));
                     }
                     self.in_meta.set(true);
-                    members.meta = map.next_value()?;
+                    members.input.meta = map.next_value()?;
                     self.in_meta.set(false);
                 }
                 "name" => once(&mut members.name, map.next_value()?, "name")?,
@@ -238,7 +218,7 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                 "requestState" => {
                     let raw: &RawValue = map.next_value()?;
                     // Twice is not a token either: no reader picks one of the two.
-                    members.request_state = if state_seen {
+                    members.input.request_state = if state_seen {
                         StateField::NotAToken
                     } else {
                         StateField::read(raw)

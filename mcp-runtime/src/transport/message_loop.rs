@@ -2,9 +2,8 @@
 //! a bound, routes cancellations, and on hang-up answers every request it read before
 //! returning.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -12,16 +11,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::panics::catch_panics;
 use crate::protocol::{
-    CancelledParams, Incoming, McpError, RawNotification, RawRequest, RequestId, decode_params,
-    error_line, notification_methods,
+    Incoming, McpError, RawNotification, RawRequest, error_line, notification_methods,
 };
 use crate::server::{Connection, Exchange, NotificationSink, Reply, Server, changes_connection};
 
+use super::in_flight::{InFlight, InFlightEntry};
 use super::{Duplex, Frame, FrameError};
-
-/// Requests being handled, by id. The sequence number tells a finished request's entry apart
-/// from a newer request that reused its id after a cancellation freed it.
-type InFlight = Arc<Mutex<HashMap<RequestId, (u64, CancellationToken)>>>;
 
 impl Server {
     /// Serves one connection until the peer hangs up, then answers the requests still in
@@ -77,11 +72,10 @@ enum Next {
 struct Serving {
     server: Server,
     connection: Arc<Connection>,
-    in_flight: InFlight,
+    in_flight: Arc<InFlight>,
     sink: NotificationSink,
     outgoing: mpsc::Sender<String>,
     tasks: JoinSet<()>,
-    sequence: u64,
 }
 
 impl Serving {
@@ -89,11 +83,10 @@ impl Serving {
         Self {
             server,
             connection: Arc::new(Connection::new()),
-            in_flight: InFlight::default(),
+            in_flight: Arc::default(),
             sink: NotificationSink::new(outgoing.clone()),
             outgoing,
             tasks: JoinSet::new(),
-            sequence: 0,
         }
     }
 
@@ -164,30 +157,16 @@ impl Serving {
     }
 
     async fn on_request(&mut self, request: RawRequest) {
-        let id = request.id.clone();
         let token = CancellationToken::new();
-        self.sequence += 1;
-        let seq = self.sequence;
-        let admitted = {
-            let mut map = lock(&self.in_flight);
-            let free = !map.contains_key(&id);
-            if free {
-                map.insert(id.clone(), (seq, token.clone()));
+        let entry = match self.in_flight.admit(&request.id, token.clone()) {
+            Ok(entry) => entry,
+            Err(error) => {
+                self.send(error_line(Some(&request.id), &error)).await;
+                return;
             }
-            free
         };
-        if !admitted {
-            let error = McpError::invalid_request(format!("Request id {id} is already in flight"));
-            self.send(error_line(Some(&id), &error)).await;
-            return;
-        }
         let ordered = changes_connection(&request.method);
         let exchange = Exchange::new(self.connection.clone(), self.sink.clone(), token);
-        let entry = InFlightEntry {
-            map: self.in_flight.clone(),
-            id,
-            seq,
-        };
         let answering = answer(
             self.server.clone().answer_holding(request, exchange, None),
             entry,
@@ -203,17 +182,7 @@ impl Serving {
 
     fn on_notification(&self, n: RawNotification) {
         match n.method.as_str() {
-            notification_methods::CANCELLED => {
-                match decode_params::<CancelledParams>(n.params.as_deref()) {
-                    Ok(p) => {
-                        // The id is free as soon as the client has given up on it.
-                        if let Some((_, token)) = lock(&self.in_flight).remove(&p.request_id) {
-                            token.cancel();
-                        }
-                    }
-                    Err(e) => tracing::debug!(error = %e, "ignored a malformed cancellation"),
-                }
-            }
+            notification_methods::CANCELLED => self.in_flight.cancel(n.params.as_deref()),
             notification_methods::INITIALIZED => self.connection.mark_initialized(),
             other => tracing::debug!(method = other, "ignored a notification"),
         }
@@ -233,7 +202,7 @@ async fn answer(
     outgoing: mpsc::Sender<String>,
 ) {
     let answered = catch_panics(answering).await;
-    let id = entry.id.clone();
+    let id = entry.id().clone();
     // Freed before the reply goes out: a peer that reuses the id once it has the reply
     // must not be told that it is still in flight.
     drop(entry);
@@ -252,43 +221,17 @@ async fn answer(
     let _ = outgoing.send(line).await;
 }
 
-/// A request's place in [`InFlight`], given up when the request ends in any way.
-struct InFlightEntry {
-    map: InFlight,
-    id: RequestId,
-    seq: u64,
-}
-
-impl Drop for InFlightEntry {
-    fn drop(&mut self) {
-        let mut map = lock(&self.map);
-        // A cancellation may have freed the id and a newer request taken it.
-        if map.get(&self.id).is_some_and(|(s, _)| *s == self.seq) {
-            map.remove(&self.id);
-        }
-    }
-}
-
-fn lock(
-    in_flight: &InFlight,
-) -> std::sync::MutexGuard<'_, HashMap<RequestId, (u64, CancellationToken)>> {
-    in_flight.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[tokio::test]
     async fn a_request_that_panics_outside_its_handler_is_answered_and_its_id_freed() {
-        let in_flight = InFlight::default();
-        let id = RequestId::Number(7);
-        lock(&in_flight).insert(id.clone(), (1, CancellationToken::new()));
-        let entry = InFlightEntry {
-            map: in_flight.clone(),
-            id,
-            seq: 1,
-        };
+        let in_flight = Arc::new(InFlight::default());
+        let id = crate::protocol::RequestId::Number(7);
+        let entry = in_flight
+            .admit(&id, CancellationToken::new())
+            .expect("free");
         let (outgoing, mut written) = mpsc::channel(1);
         let panicking = async { panic!("sealing failed") };
         answer(panicking, entry, outgoing).await;
@@ -296,20 +239,6 @@ mod tests {
         let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON");
         assert_eq!(reply["id"], 7, "{line}");
         assert_eq!(reply["error"]["code"], -32603, "{line}");
-        assert!(lock(&in_flight).is_empty(), "the id is still in flight");
-    }
-
-    #[tokio::test]
-    async fn a_newer_request_with_a_freed_id_keeps_its_place() {
-        let in_flight = InFlight::default();
-        let id = RequestId::Number(7);
-        // The first request (sequence 1) was cancelled, and a second took the id.
-        lock(&in_flight).insert(id.clone(), (2, CancellationToken::new()));
-        drop(InFlightEntry {
-            map: in_flight.clone(),
-            id,
-            seq: 1,
-        });
-        assert_eq!(lock(&in_flight).len(), 1);
+        assert!(in_flight.is_empty(), "the id is still in flight");
     }
 }

@@ -6,6 +6,7 @@
 pub mod http;
 #[cfg(feature = "http")]
 pub mod http_client;
+mod in_flight;
 pub(crate) mod line_framer;
 pub mod memory;
 mod message_loop;

@@ -194,11 +194,7 @@ pub(super) async fn on_get(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let response = match guard(&shared, &uri, &headers).await {
-        Ok(identity) => sessions::handle_get(&shared, &headers, identity.as_deref()),
-        Err(refused) => refused,
-    };
-    shared.finish(response)
+    on_session(&shared, &uri, &headers, sessions::handle_get).await
 }
 
 pub(super) async fn on_delete(
@@ -206,8 +202,18 @@ pub(super) async fn on_delete(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let response = match guard(&shared, &uri, &headers).await {
-        Ok(identity) => sessions::handle_delete(&shared, &headers, identity.as_deref()),
+    on_session(&shared, &uri, &headers, sessions::handle_delete).await
+}
+
+/// A session method (GET, DELETE) behind the same checks as every request.
+async fn on_session(
+    shared: &Shared,
+    uri: &Uri,
+    headers: &HeaderMap,
+    handle: fn(&Shared, &HeaderMap, Option<&Identity>) -> Response,
+) -> Response {
+    let response = match guard(shared, uri, headers).await {
+        Ok(identity) => handle(shared, headers, identity.as_deref()),
         Err(refused) => refused,
     };
     shared.finish(response)

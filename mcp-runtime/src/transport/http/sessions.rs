@@ -13,8 +13,8 @@
 //! request for it is answered `404`, exactly as for a session that does not exist, so a
 //! session id learnt by someone else is worth nothing and its existence is not revealed.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -26,15 +26,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
 use crate::protocol::{
-    CancelledParams, Incoming, LEGACY_VERSIONS, McpError, RequestId, decode_params, error_line,
-    methods, notification_methods,
+    Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
 use crate::server::Connection;
 use crate::state::default_principal;
+use crate::transport::in_flight::InFlight;
 
 use super::Shared;
-use std::borrow::Cow;
-
 use super::headers::{self, SESSION_ID};
 use super::overload;
 use super::respond::{self, Job, StatusRules};
@@ -52,10 +50,8 @@ pub(super) struct Session {
     last_seen: Mutex<Instant>,
     /// Cancels everything the session runs when it ends.
     ended: CancellationToken,
-    /// Requests in flight, for `notifications/cancelled`. The sequence number tells an entry
-    /// apart from a newer request that reused its id after a cancellation freed it.
-    in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
-    sequence: AtomicU64,
+    /// Requests in flight, for `notifications/cancelled` and against a reused id.
+    in_flight: Arc<InFlight>,
     /// The open GET stream, if any.
     stream: Mutex<Option<mpsc::Sender<Bytes>>>,
 }
@@ -67,8 +63,7 @@ impl Session {
             owner,
             last_seen: Mutex::new(Instant::now()),
             ended: CancellationToken::new(),
-            in_flight: Mutex::default(),
-            sequence: AtomicU64::new(0),
+            in_flight: Arc::default(),
             stream: Mutex::default(),
         }
     }
@@ -90,33 +85,12 @@ impl Session {
     /// A request running or the GET stream open: ending the session now would cut off a
     /// client in the middle of using it.
     fn in_use(&self) -> bool {
-        !lock(&self.in_flight).is_empty()
-            || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed())
+        !self.in_flight.is_empty() || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed())
     }
 
     /// A session in use never expires, however long ago its last POST was.
     fn expired(&self, timeout: Duration) -> bool {
         !self.in_use() && self.idle_for() > timeout
-    }
-}
-
-/// Keeps a request's id reserved (for `notifications/cancelled` and against reuse) until its
-/// handler is done.
-struct InFlightEntry {
-    session: Arc<Session>,
-    id: RequestId,
-    sequence: u64,
-}
-
-impl Drop for InFlightEntry {
-    fn drop(&mut self) {
-        let mut in_flight = lock(&self.session.in_flight);
-        if in_flight
-            .get(&self.id)
-            .is_some_and(|(s, _)| *s == self.sequence)
-        {
-            in_flight.remove(&self.id);
-        }
     }
 }
 
@@ -309,18 +283,13 @@ pub(super) async fn handle_post(
     }
     match message {
         Incoming::Request(request) => {
-            let id = request.id.clone();
             let token = session.ended.child_token();
-            let sequence = session.sequence.fetch_add(1, Ordering::Relaxed);
-            {
-                let mut in_flight = lock(&session.in_flight);
-                if in_flight.contains_key(&id) {
-                    let error =
-                        McpError::invalid_request(format!("Request id {id} is already in flight"));
-                    return respond::error(Some(&id), &error, StatusRules::Session);
+            let entry = match session.in_flight.admit(&request.id, token.clone()) {
+                Ok(entry) => entry,
+                Err(error) => {
+                    return respond::error(Some(&request.id), &error, StatusRules::Session);
                 }
-                in_flight.insert(id.clone(), (sequence, token.clone()));
-            }
+            };
             let job = Job {
                 request,
                 connection: session.connection.clone(),
@@ -328,11 +297,7 @@ pub(super) async fn handle_post(
                 cancellation: token,
                 rules: StatusRules::Session,
                 sse_allowed,
-                held_until_done: Some(Box::new(InFlightEntry {
-                    session: session.clone(),
-                    id,
-                    sequence,
-                })),
+                held_until_done: Some(Box::new(entry)),
                 preparsed: None,
             };
             respond::run(&shared.server, job).await
@@ -340,13 +305,7 @@ pub(super) async fn handle_post(
         Incoming::Notification(n) => {
             match n.method.as_str() {
                 notification_methods::INITIALIZED => session.connection.mark_initialized(),
-                notification_methods::CANCELLED => {
-                    if let Ok(p) = decode_params::<CancelledParams>(n.params.as_deref())
-                        && let Some((_, token)) = lock(&session.in_flight).remove(&p.request_id)
-                    {
-                        token.cancel();
-                    }
-                }
+                notification_methods::CANCELLED => session.in_flight.cancel(n.params.as_deref()),
                 other => tracing::debug!(method = other, "ignored a notification"),
             }
             respond::empty(StatusCode::ACCEPTED)
