@@ -30,6 +30,7 @@ mod macro_tools;
 mod provisioner_stdio;
 mod python_client_interop;
 mod python_server_interop;
+mod refusals_logged;
 mod resolve;
 mod resume_elsewhere;
 mod shutdown;

@@ -16,6 +16,7 @@ mod handlers;
 pub(crate) mod http_settings;
 mod lifecycle;
 pub(crate) mod preread;
+pub(crate) mod refusal;
 pub(crate) mod registry;
 mod route;
 mod sealing;

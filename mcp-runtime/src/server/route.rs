@@ -14,6 +14,7 @@ use super::answer::Exchange;
 use super::context::Context;
 use super::gate::{GateInput, StateField, admit};
 use super::handlers::Handler;
+use super::refusal;
 use super::sealing::MultiRoundParams;
 
 impl Server {
@@ -21,20 +22,35 @@ impl Server {
     pub(super) async fn route(
         &self,
         request: RawRequest,
-        mut exchange: Exchange,
+        exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
+        let outcome = self
+            .dispatch(&id, &method, params.as_deref(), exchange)
+            .await;
+        if let Err(error) = &outcome {
+            refusal::rpc(Some(&method), error);
+        }
+        outcome
+    }
+
+    async fn dispatch(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        mut exchange: Exchange,
+    ) -> Result<String, McpError> {
         if method.starts_with("notifications/") {
             return Err(McpError::invalid_request(format!(
                 "{method} is a notification and must not carry an id"
             )));
         }
-        let params = params.as_deref();
         let input = match exchange.preparsed.take() {
             Some(preparsed) => preparsed.into_input(),
             None => GateInput::read(params)?,
         };
-        let (admitted, state) = admit(&method, input, &exchange.connection)?;
+        let (admitted, state) = admit(method, input, &exchange.connection)?;
         let generation = admitted.generation;
         let ctx = Context::new(
             id.clone(),
@@ -43,10 +59,10 @@ impl Server {
             self.inner.app_state.clone(),
         );
         let h = &self.inner.handlers;
-        match method.as_str() {
-            methods::INITIALIZE => self.initialize(&id, params, &exchange.connection),
+        match method {
+            methods::INITIALIZE => self.initialize(id, params, &exchange.connection),
             methods::PING if generation == Generation::V2025_11_25 => {
-                Ok(self.result_line(&id, generation, EmptyResult::default()))
+                Ok(self.result_line(id, generation, EmptyResult::default()))
             }
             methods::SET_LEVEL if generation == Generation::V2025_11_25 => {
                 #[derive(serde::Deserialize)]
@@ -55,53 +71,53 @@ impl Server {
                 }
                 let p: SetLevel = decode_params(params)?;
                 exchange.connection.set_log_level(p.level);
-                Ok(self.result_line(&id, generation, EmptyResult::default()))
+                Ok(self.result_line(id, generation, EmptyResult::default()))
             }
             methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
                 if generation == Generation::V2025_11_25 && self.subscribable() =>
             {
-                self.set_subscription(&method, params, &exchange.connection)?;
-                Ok(self.result_line(&id, generation, EmptyResult::default()))
+                self.set_subscription(method, params, &exchange.connection)?;
+                Ok(self.result_line(id, generation, EmptyResult::default()))
             }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {
-                Ok(self.result_line(&id, generation, self.discover()))
+                Ok(self.result_line(id, generation, self.discover()))
             }
             methods::TOOLS_LIST => {
-                self.single_round(&id, ctx, params, h.list_tools.as_ref(), &method)
+                self.single_round(id, ctx, params, h.list_tools.as_ref(), method)
                     .await
             }
             methods::PROMPTS_LIST => {
-                self.single_round(&id, ctx, params, h.list_prompts.as_ref(), &method)
+                self.single_round(id, ctx, params, h.list_prompts.as_ref(), method)
                     .await
             }
             methods::RESOURCES_LIST => {
-                self.single_round(&id, ctx, params, h.list_resources.as_ref(), &method)
+                self.single_round(id, ctx, params, h.list_resources.as_ref(), method)
                     .await
             }
             methods::RESOURCE_TEMPLATES_LIST => {
                 let handler = h.list_resource_templates.as_ref();
-                self.single_round(&id, ctx, params, handler, &method).await
+                self.single_round(id, ctx, params, handler, method).await
             }
             methods::COMPLETE => {
-                self.single_round(&id, ctx, params, h.complete.as_ref(), &method)
+                self.single_round(id, ctx, params, h.complete.as_ref(), method)
                     .await
             }
             methods::TOOLS_CALL => {
                 let handler = h.call_tool.as_ref();
-                self.multi_round(&id, ctx, params, state, handler, &method)
+                self.multi_round(id, ctx, params, state, handler, method)
                     .await
             }
             methods::PROMPTS_GET => {
                 let handler = h.get_prompt.as_ref();
-                self.multi_round(&id, ctx, params, state, handler, &method)
+                self.multi_round(id, ctx, params, state, handler, method)
                     .await
             }
             methods::RESOURCES_READ => {
                 let handler = h.read_resource.as_ref();
-                self.multi_round(&id, ctx, params, state, handler, &method)
+                self.multi_round(id, ctx, params, state, handler, method)
                     .await
             }
-            _ => Err(McpError::method_not_found(&method)),
+            _ => Err(McpError::method_not_found(method)),
         }
     }
 

@@ -66,6 +66,17 @@ impl MultiRoundParams for ReadResourceParams {
 /// Why a `requestState` that is not one string is rejected, in the log.
 const NOT_A_TOKEN: &str = "non-string requestState";
 
+/// The fixed rejection, logged once with the cause the client is not told.
+fn rejection(method: &str, rejected: InvalidRequestState) -> McpError {
+    tracing::warn!(
+        method,
+        reason = rejected.reason(),
+        "requestState rejected on {method}: {}",
+        rejected.reason()
+    );
+    rejected.into()
+}
+
 impl Server {
     /// The inbound `requestState` as the handler will see it. Without a boundary a token
     /// passes through; with one it must open. Anything that is not a token, and a token that
@@ -93,14 +104,7 @@ impl Server {
             }
             (None, _) => (binding(), InvalidRequestState::new(NOT_A_TOKEN)),
         };
-        let method = binding.method();
-        tracing::warn!(
-            method,
-            reason = rejected.reason(),
-            "requestState rejected on {method}: {}",
-            rejected.reason()
-        );
-        Err(rejected.into())
+        Err(rejection(binding.method(), rejected))
     }
 
     /// The error for params that do not decode: a `requestState` that does not open is
@@ -116,9 +120,9 @@ impl Server {
         let Some(binding) = RequestBinding::from_raw_params(method, params) else {
             return match state {
                 StateField::Absent => params_error,
-                StateField::NotAToken => InvalidRequestState::new(NOT_A_TOKEN).into(),
+                StateField::NotAToken => rejection(method, InvalidRequestState::new(NOT_A_TOKEN)),
                 StateField::Token(_) if self.inner.state.is_some() => {
-                    InvalidRequestState::new("request binding").into()
+                    rejection(method, InvalidRequestState::new("request binding"))
                 }
                 StateField::Token(_) => params_error,
             };

@@ -13,7 +13,9 @@ use crate::panics::catch_panics;
 use crate::protocol::{
     Incoming, McpError, RawNotification, RawRequest, error_line, notification_methods,
 };
-use crate::server::{Connection, Exchange, NotificationSink, Reply, Server, changes_connection};
+use crate::server::{
+    Connection, Exchange, NotificationSink, Reply, Server, changes_connection, refusal,
+};
 
 use super::in_flight::{InFlight, InFlightEntry};
 use super::{Duplex, Frame, FrameError};
@@ -122,6 +124,7 @@ impl Serving {
                     FrameError::TooLong { .. } => McpError::invalid_request(e.to_string()),
                     FrameError::InvalidUtf8 => McpError::parse_error(e.to_string()),
                 };
+                refusal::rpc(None, &error);
                 self.send(error_line(None, &error)).await;
                 return;
             }
@@ -134,6 +137,7 @@ impl Serving {
                 tracing::debug!(error = %rejected.error, "dropped a malformed response");
             }
             Err(rejected) => {
+                refusal::rpc(None, &rejected.error);
                 self.send(error_line(rejected.id.as_ref(), &rejected.error))
                     .await;
             }
@@ -143,6 +147,7 @@ impl Serving {
                      send this one again when one of them is answered",
                     self.server.max_requests_in_flight()
                 ));
+                refusal::rpc(Some(&request.method), &error);
                 self.send(error_line(Some(&request.id), &error)).await;
             }
             Ok(Incoming::Request(request)) => self.on_request(request).await,
@@ -161,6 +166,7 @@ impl Serving {
         let entry = match self.in_flight.admit(&request.id, token.clone()) {
             Ok(entry) => entry,
             Err(error) => {
+                refusal::rpc(Some(&request.method), &error);
                 self.send(error_line(Some(&request.id), &error)).await;
                 return;
             }

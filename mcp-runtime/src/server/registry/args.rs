@@ -49,6 +49,7 @@ pub struct InvalidArgument(String);
 impl InvalidArgument {
     /// The tool result that tells the client (and its model) what to fix.
     pub fn into_result(self) -> CallToolResult {
+        tracing::info!("refused a tool call: {}", self.0);
         CallToolResult::error(self.0)
     }
 }

@@ -49,6 +49,11 @@ pub(super) enum Order {
     MakeRoom,
 }
 
+/// Why a connection is closed when the server stops.
+pub(super) const SHUTTING_DOWN: &str = "shutting down";
+/// Why an idle keep-alive connection is closed.
+pub(super) const IDLE_PAST_KEEP_ALIVE: &str = "idle past the keep-alive timeout";
+
 /// What the connection's task does next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Next {
@@ -151,7 +156,7 @@ impl Activity {
         match (state.phase, state.order) {
             (Phase::Busy { .. }, Order::Serve) => Next::Serve(None),
             (Phase::Busy { .. }, _) => Next::FinishThenClose,
-            (Phase::Waiting { .. }, Order::CloseWhenIdle) => Next::Close("shutting down"),
+            (Phase::Waiting { .. }, Order::CloseWhenIdle) => Next::Close(SHUTTING_DOWN),
             (Phase::Waiting { .. } | Phase::ReadingHead { .. }, Order::MakeRoom) => {
                 Next::Close("room needed for a new connection")
             }
@@ -159,7 +164,7 @@ impl Activity {
                 Some(deadline) if now >= deadline => Next::Close(if fresh {
                     "no request head within the header read timeout"
                 } else {
-                    "idle past the keep-alive timeout"
+                    IDLE_PAST_KEEP_ALIVE
                 }),
                 deadline => Next::Serve(deadline),
             },

@@ -17,6 +17,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::protocol::{McpError, error_line};
+use crate::server::refusal;
 
 use super::{overload, respond};
 
@@ -68,8 +69,10 @@ impl BodyRules {
             };
             let Some(frame) = frame else { break };
             let frame = frame.map_err(|error| {
-                tracing::debug!(%error, "a request body could not be read");
-                respond::empty(StatusCode::BAD_REQUEST)
+                respond::refused(
+                    StatusCode::BAD_REQUEST,
+                    &format!("the body could not be read: {error}"),
+                )
             })?;
             // Trailers carry nothing a JSON-RPC message needs.
             let Ok(data) = frame.into_data() else {
@@ -107,6 +110,7 @@ impl BodyRules {
             "The request body is larger than this endpoint's limit of {} bytes",
             self.limit
         ));
+        refusal::rpc(None, &error);
         respond::json_with_status(error_line(None, &error), StatusCode::PAYLOAD_TOO_LARGE)
     }
 
@@ -115,6 +119,7 @@ impl BodyRules {
             "The request body did not arrive within {:?}",
             self.timeout
         ));
+        refusal::rpc(None, &error);
         let mut response =
             respond::json_with_status(error_line(None, &error), StatusCode::REQUEST_TIMEOUT);
         // The rest of the body may still be on its way; the connection cannot be reused.

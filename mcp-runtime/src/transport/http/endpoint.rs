@@ -97,14 +97,20 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
             .and_then(|v| v.split(';').next())
             .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"));
         if !is_json {
-            return respond::empty(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+            return respond::refused(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "the body is not declared as application/json",
+            );
         }
     }
     // The spec has clients list both types; one that lists only one is still served (in that
     // form), and only a client that takes neither cannot be answered at all.
     let sse_allowed = headers::accepts(headers, "text/event-stream");
     if !sse_allowed && !headers::accepts(headers, "application/json") {
-        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+        return respond::refused(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept lists neither application/json nor text/event-stream",
+        );
     }
     let body = match shared.bodies.read(body).await {
         Ok(body) => body,
@@ -182,7 +188,10 @@ pub(super) async fn on_other_metadata_method(State(shared): State<Arc<Shared>>) 
 }
 
 fn method_not_allowed(allow: &'static str) -> Response {
-    let mut response = respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+    let mut response = respond::refused(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "an HTTP method not served here",
+    );
     response
         .headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static(allow));
@@ -242,7 +251,7 @@ pub(super) async fn on_metadata(
         (Some(refused), _) => refused,
         (None, Some(bearer)) => bearer.metadata(),
         // Only routed when there is a guard; a 404 is still the honest answer without one.
-        (None, None) => respond::empty(StatusCode::NOT_FOUND),
+        (None, None) => respond::refused(StatusCode::NOT_FOUND, "no metadata without auth"),
     };
     shared.finish(response)
 }

@@ -10,13 +10,14 @@ use axum::response::Response;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::protocol::{McpError, RequestId, error_line};
+use crate::server::refusal;
 
 use super::guarded_body::Guarded;
 use super::respond;
 
 /// A `503` saying why, as a JSON-RPC error for clients that read the body.
 pub(super) fn overloaded(id: Option<&RequestId>, message: &'static str) -> Response {
-    tracing::debug!(message, "refused work for lack of room");
+    refusal::http(StatusCode::SERVICE_UNAVAILABLE, message);
     let line = error_line(id, &McpError::internal(message));
     let mut response = respond::json_with_status(line, StatusCode::SERVICE_UNAVAILABLE);
     // Whatever filled the server up is mostly short-lived: a second is worth waiting.

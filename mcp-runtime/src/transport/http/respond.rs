@@ -15,7 +15,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use crate::identity::Identity;
 use crate::panics::catch_panics;
 use crate::protocol::{McpError, RawRequest, RequestId, code, error_line};
-use crate::server::{Connection, Exchange, NotificationSink, Preparsed, Reply, Server};
+use crate::server::{Connection, Exchange, NotificationSink, Preparsed, Reply, Server, refusal};
 
 use super::sse;
 
@@ -199,12 +199,19 @@ pub(super) fn json_with_status(body: String, status: StatusCode) -> Response {
 
 /// An error response for a request that never reached dispatch.
 pub(super) fn error(id: Option<&RequestId>, error: &McpError, rules: StatusRules) -> Response {
+    refusal::rpc(None, error);
     let line = error_line(id, error);
     let status = match rules {
         StatusRules::Stateless => status_for(error.code),
         StatusRules::Session => session_status_for(error.code),
     };
     json_with_status(line, status)
+}
+
+/// A bodiless refusal, logged with its reason.
+pub(super) fn refused(status: StatusCode, reason: &str) -> Response {
+    refusal::http(status, reason);
+    empty(status)
 }
 
 /// A bodiless response.

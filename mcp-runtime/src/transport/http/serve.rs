@@ -70,7 +70,8 @@ impl HttpTransport {
         let not_found = {
             let closing = self.streams_closing.clone();
             move || {
-                let response = respond::empty(StatusCode::NOT_FOUND);
+                let response =
+                    respond::refused(StatusCode::NOT_FOUND, "no MCP endpoint at this path");
                 std::future::ready(drain::close_when_stopping(&closing, response))
             }
         };

@@ -28,7 +28,7 @@ use crate::identity::Identity;
 use crate::protocol::{
     Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
-use crate::server::Connection;
+use crate::server::{Connection, refusal};
 use crate::state::default_principal;
 use crate::transport::in_flight::InFlight;
 
@@ -239,6 +239,7 @@ fn session_header(headers: &HeaderMap) -> Option<String> {
 /// A session-level refusal: the status says what happened to the session, the body says it in
 /// JSON-RPC terms for clients that read it.
 fn no_session(status: StatusCode, message: &'static str) -> Response {
+    refusal::http(status, message);
     let line = error_line(None, &McpError::invalid_request(message));
     respond::json_with_status(line, status)
 }
@@ -369,10 +370,16 @@ pub(super) fn handle_get(
     identity: Option<&Identity>,
 ) -> Response {
     let Some(session_id) = session_header(headers) else {
-        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+        return respond::refused(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "GET without an Mcp-Session-Id header",
+        );
     };
     if !headers::accepts(headers, "text/event-stream") {
-        return respond::empty(StatusCode::NOT_ACCEPTABLE);
+        return respond::refused(
+            StatusCode::NOT_ACCEPTABLE,
+            "a GET stream for a client that does not accept text/event-stream",
+        );
     }
     let Some(session) = shared.sessions.get(&session_id, identity) else {
         return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
@@ -419,7 +426,10 @@ pub(super) fn handle_delete(
     identity: Option<&Identity>,
 ) -> Response {
     let Some(session_id) = session_header(headers) else {
-        return respond::empty(StatusCode::METHOD_NOT_ALLOWED);
+        return respond::refused(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "DELETE without an Mcp-Session-Id header",
+        );
     };
     if shared.sessions.close(&session_id, identity) {
         respond::empty(StatusCode::OK)

@@ -22,7 +22,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use super::activity::{Activity, InProgress, Next};
+use super::activity::{Activity, IDLE_PAST_KEEP_ALIVE, InProgress, Next, SHUTTING_DOWN};
 use super::connections::Registration;
 use super::guarded_body::Guarded;
 
@@ -66,9 +66,27 @@ pub(super) async fn serve(stream: TcpStream, registration: Registration, router:
     };
     match driven.await {
         Ok(()) => {}
-        Err(Closed::Told(reason)) => tracing::debug!(reason, "closed a connection"),
+        Err(Closed::Told(reason)) if routine(reason) => {
+            tracing::debug!(reason, "closed a connection");
+        }
+        Err(Closed::Told(reason)) => tracing::info!(reason, "cut off a connection: {reason}"),
+        Err(Closed::Failed(error)) if write_stalled(&error) => {
+            tracing::info!(%error, "cut off a connection: {error}");
+        }
         Err(Closed::Failed(error)) => tracing::debug!(%error, "a connection failed"),
     }
+}
+
+/// Closes that are part of a connection's normal life, not something done to a client.
+fn routine(reason: &str) -> bool {
+    matches!(reason, SHUTTING_DOWN | IDLE_PAST_KEEP_ALIVE)
+}
+
+/// Whether the client stopped taking response bytes (the write timeout of [`Watched`]).
+fn write_stalled(error: &hyper::Error) -> bool {
+    std::error::Error::source(error)
+        .and_then(|source| source.downcast_ref::<io::Error>())
+        .is_some_and(|io| io.kind() == io::ErrorKind::TimedOut)
 }
 
 enum Closed {

@@ -1,0 +1,170 @@
+//! Every request the server refuses is logged once, with its reason, at a level an operator
+//! sees with a subscriber at `info`: client mistakes at INFO, refusals that protect the server
+//! at WARN (and those only once, where the cause is known).
+//!
+//! The subscriber is this thread's only (the tests share a process), and the runtime is
+//! single-threaded so the server's tasks log on this thread too.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::http::{Running, modern, post};
+
+/// What the server logged while the test ran.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Log {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("log lock").extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Log {
+    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
+        let log = Self::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .finish();
+        (log, tracing::subscriber::set_default(subscriber))
+    }
+
+    /// Takes what was logged so far.
+    fn take(&self) -> String {
+        let bytes = std::mem::take(&mut *self.0.lock().expect("log lock"));
+        String::from_utf8(bytes).expect("UTF-8 log")
+    }
+
+    /// The lines logged since the last look, once the server has had time to log them.
+    async fn lines(&self) -> Vec<String> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        self.take().lines().map(str::to_owned).collect()
+    }
+}
+
+/// The one line among `lines` that contains each of `parts`, at `level`.
+fn once(lines: &[String], level: &str, parts: &[&str]) {
+    let matching: Vec<_> = lines
+        .iter()
+        .filter(|l| parts.iter().all(|p| l.contains(p)))
+        .collect();
+    assert_eq!(matching.len(), 1, "one line with {parts:?} in {lines:#?}");
+    assert!(matching[0].contains(level), "{level}: {}", matching[0]);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn http_refusals_are_logged_once_with_their_reason() {
+    let (log, _guard) = Log::capture();
+    let s = Running::start().await;
+    log.take();
+
+    let reply = s
+        .post(modern(1, "nope/never", json!({})))
+        .routing("nope/never", None)
+        .send()
+        .await;
+    assert_eq!(reply.error_code(), -32601, "{}", reply.body);
+    once(
+        &log.lines().await,
+        "INFO",
+        &["refused nope/never", "Method not found"],
+    );
+
+    let reply = s.post("{").send().await;
+    assert_eq!(reply.status, 400);
+    once(&log.lines().await, "INFO", &["refused -", "code=-32700"]);
+
+    let reply = s
+        .post(modern(2, "tools/list", json!({})))
+        .header("host", "evil.example")
+        .send()
+        .await;
+    assert_eq!(reply.status, 403);
+    once(&log.lines().await, "WARN", &["DNS-rebinding"]);
+
+    let reply = s
+        .post(modern(3, "tools/list", json!({})))
+        .header("content-type", "text/plain")
+        .send()
+        .await;
+    assert_eq!(reply.status, 415);
+    once(&log.lines().await, "INFO", &["(415)", "application/json"]);
+
+    let reply = s.method("GET").send().await;
+    assert_eq!(reply.status, 405);
+    once(&log.lines().await, "INFO", &["(405)", "Mcp-Session-Id"]);
+
+    let body = modern(4, "tools/call", json!({"name": "echo"}));
+    let reply = post(s.addr, body)
+        .routing("tools/call", Some("another"))
+        .send()
+        .await;
+    assert_eq!(reply.error_code(), -32020, "{}", reply.body);
+    once(&log.lines().await, "INFO", &["refused", "-32020"]);
+
+    // Logged where the cause is known (WARN), not a second time as a refusal.
+    let body = modern(5, "tools/call", json!({"name": "echo", "requestState": 42}));
+    let reply = post(s.addr, body)
+        .routing("tools/call", Some("echo"))
+        .send()
+        .await;
+    assert_eq!(reply.error_code(), -32602, "{}", reply.body);
+    let lines = log.lines().await;
+    once(&lines, "WARN", &["requestState rejected"]);
+    assert!(!lines.iter().any(|l| l.contains("refused")), "{lines:#?}");
+    s.stop.cancel();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn stream_refusals_and_bad_tool_arguments_are_logged() {
+    #[mcp::tool]
+    async fn count(times: u32) -> String {
+        times.to_string()
+    }
+    let (log, _guard) = Log::capture();
+    let server = mcp::McpServer::new("logged")
+        .tools(mcp::tools![count])
+        .build()
+        .expect("builds");
+    let mut duplex = server.serve_in_memory();
+    let mut exchange = async |line: String| -> Value {
+        duplex.outgoing.send(line).await.expect("send");
+        let reply = tokio::time::timeout(Duration::from_secs(5), duplex.incoming.recv())
+            .await
+            .expect("an answer within 5 s")
+            .expect("open")
+            .expect("a line");
+        serde_json::from_str(&reply).expect("JSON")
+    };
+
+    let reply = exchange("not json".into()).await;
+    assert_eq!(reply["error"]["code"], -32700, "{reply}");
+    once(&log.lines().await, "INFO", &["refused -", "-32700"]);
+
+    let reply = exchange(modern(1, "tools/call", json!({"name": "missing"}))).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    once(
+        &log.lines().await,
+        "INFO",
+        &["refused tools/call", "missing"],
+    );
+
+    let call = json!({"name": "count", "arguments": {"times": "three"}});
+    let reply = exchange(modern(2, "tools/call", call)).await;
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    once(
+        &log.lines().await,
+        "INFO",
+        &["refused a tool call", "`times`"],
+    );
+}
