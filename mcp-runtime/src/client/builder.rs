@@ -21,7 +21,7 @@ use super::rounds::DEFAULT_MAX_ROUNDS;
 /// use std::time::Duration;
 /// use mcp::client::Client;
 /// use mcp::protocol::{ElicitResult, Implementation};
-/// # use mcp::transport::memory;
+/// use mcp::transport::memory;
 ///
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
 /// # let (client_end, _server_end) = memory::pair();

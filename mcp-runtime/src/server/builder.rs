@@ -265,7 +265,7 @@ impl ServerBuilder {
     /// [`MAX_SUBSCRIBED_URI`](super::MAX_SUBSCRIBED_URI) bytes).
     ///
     /// ```
-    /// # use mcp::protocol::{Implementation, ReadResourceResult, ResourceContents};
+    /// use mcp::protocol::{Implementation, ReadResourceResult, ResourceContents};
     /// let server = mcp::server::Server::builder(Implementation::new("files", "1.0.0"))
     ///     .on_read_resource(|_ctx, params| async move {
     ///         let text = ResourceContents::text(&params.uri, "…");

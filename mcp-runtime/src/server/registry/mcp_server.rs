@@ -298,7 +298,7 @@ impl McpServer {
     /// SIGTERM before it returns anyway (default 30 s).
     ///
     /// ```
-    /// # use std::time::Duration;
+    /// use std::time::Duration;
     /// let server = mcp::server::McpServer::new("provisioner")
     ///     .grace_period(Duration::from_secs(10));
     /// # let _ = server;
@@ -315,7 +315,7 @@ impl McpServer {
     /// sent on a connection the server is closing (see `HttpTransport::drain`).
     ///
     /// ```
-    /// # use std::time::Duration;
+    /// use std::time::Duration;
     /// let server = mcp::server::McpServer::new("provisioner")
     ///     .drain(Duration::from_secs(3));
     /// # let _ = server;
@@ -333,7 +333,7 @@ impl McpServer {
     /// delays shutdown no longer either.
     ///
     /// ```
-    /// # use std::time::Duration;
+    /// use std::time::Duration;
     /// let server = mcp::server::McpServer::new("provisioner")
     ///     .header_read_timeout(Duration::from_secs(5))
     ///     .body_read_timeout(Duration::from_secs(20))

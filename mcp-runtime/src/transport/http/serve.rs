@@ -28,15 +28,14 @@ impl HttpTransport {
     /// unless set); call it yourself for another listener or another way to stop.
     ///
     /// ```no_run
-    /// # use mcp::{server::McpServer, transport::http::HttpTransport};
+    /// use mcp::{server::McpServer, transport::http::{HttpTransport, shutdown_signal}};
     /// # async fn run() -> Result<(), mcp::Error> {
     /// let server = McpServer::new("demo").build()?;
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    /// let stop = tokio_util::sync::CancellationToken::new();
     /// HttpTransport::new(server)
     ///     .header_read_timeout(std::time::Duration::from_secs(5))
     ///     .max_connections(10_000)
-    ///     .serve(listener, stop.clone().cancelled_owned())
+    ///     .serve(listener, shutdown_signal())
     ///     .await?;
     /// # Ok(())
     /// # }
