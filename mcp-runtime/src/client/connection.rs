@@ -15,11 +15,12 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::protocol::{
     Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line, keys,
-    notification_line, request_line,
+    notification_line, notification_methods, request_line,
 };
 use crate::transport::Duplex;
 
 use super::callbacks::Callbacks;
+use super::progress::ProgressRoutes;
 use super::server_requests::answer_server_request;
 use super::{Client, ClientError};
 
@@ -40,6 +41,8 @@ pub(super) struct Connection {
     next_id: AtomicI64,
     /// Set by the reader when the connection ends, so later requests fail at once.
     closed: Arc<AtomicBool>,
+    /// The calls waiting for their progress reports.
+    pub progress: Arc<ProgressRoutes>,
 }
 
 impl Connection {
@@ -62,6 +65,8 @@ impl Connection {
         let router = waiting.clone();
         let replies = outgoing.clone();
         let closing = closed.clone();
+        let progress: Arc<ProgressRoutes> = Arc::default();
+        let routes = progress.clone();
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
@@ -76,6 +81,14 @@ impl Connection {
                         }
                     }
                     Ok(Incoming::Notification(n)) => {
+                        let n = if n.method == notification_methods::PROGRESS {
+                            match routes.deliver(n) {
+                                Some(unclaimed) => unclaimed,
+                                None => continue,
+                            }
+                        } else {
+                            n
+                        };
                         if let Err(TrySendError::Full(n)) = note_tx.try_send(n) {
                             dropped += 1;
                             // Logged at powers of two: a steady flood stays readable.
@@ -120,6 +133,7 @@ impl Connection {
             waiting,
             next_id: AtomicI64::new(1),
             closed,
+            progress,
         };
         (connection, note_rx)
     }
