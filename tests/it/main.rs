@@ -10,6 +10,7 @@
 
 mod support;
 
+mod client_cancel;
 mod client_progress;
 mod client_rounds;
 mod client_server;

@@ -116,7 +116,10 @@ impl ClientBuilder {
 
     /// Bounds the whole of each [`call_tool`](Client::call_tool)-style call, all rounds
     /// included (default: no bound); a call that runs longer ends with
-    /// [`ClientError::Timeout`](super::ClientError::Timeout).
+    /// [`ClientError::Timeout`](super::ClientError::Timeout), and the server is told to stop
+    /// the round in flight, as it is for a call whose future is dropped:
+    /// `notifications/cancelled`, or on the 2026-07-28 HTTP wire the closing of the request's
+    /// response stream.
     pub fn call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = Some(limit);
         self

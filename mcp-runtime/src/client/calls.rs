@@ -18,6 +18,9 @@ impl Client {
     /// Calls a tool and answers every question the server asks with the registered handlers,
     /// round after round, until the result. Each retry repeats the name and arguments with the
     /// answers and the server's `requestState` byte for byte, under a new JSON-RPC id.
+    ///
+    /// Dropping the future cancels the call: the server is sent `notifications/cancelled` for
+    /// the round in flight (on the 2026-07-28 HTTP wire, that round's response stream closes).
     pub async fn call_tool(
         &self,
         name: &str,
