@@ -11,6 +11,7 @@
 mod support;
 
 mod client_cancel;
+mod client_capabilities;
 mod client_progress;
 mod client_rounds;
 mod client_server;
