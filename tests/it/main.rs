@@ -10,6 +10,9 @@
 
 mod support;
 
+mod client_cancel;
+mod client_capabilities;
+mod client_progress;
 mod client_rounds;
 mod client_server;
 mod elicitation_schemas;
@@ -25,6 +28,7 @@ mod http_client;
 mod http_legacy;
 mod http_modern;
 mod http_security;
+mod legacy_session_hooks;
 mod macro_prompts_resources;
 mod macro_tools;
 mod provisioner_stdio;

@@ -56,7 +56,9 @@ impl ClientBuilder {
     }
 
     /// Declares these capabilities on every request, besides those the registered handlers
-    /// declare ([`on_elicit`](Self::on_elicit) and friends).
+    /// declare ([`on_elicit`](Self::on_elicit) and friends). What is set here wins: a handler
+    /// only fills in what these leave out (e.g. `elicitation: {form: {}}` with `on_elicit`
+    /// stays form-only).
     pub fn capabilities(mut self, capabilities: ClientCapabilities) -> Self {
         self.capabilities = capabilities;
         self
@@ -74,13 +76,47 @@ impl ClientBuilder {
     }
 
     /// Answers the server's sampling requests with `handler` (your LLM), and declares the
-    /// sampling capability.
+    /// sampling capability. Servers will not send it `tools`; use
+    /// [`on_sample_with_tools`](Self::on_sample_with_tools) for a handler that runs tool loops.
     pub fn on_sample<F, Fut>(mut self, handler: F) -> Self
     where
         F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
     {
         self.callbacks.sample = Some(boxed(handler));
+        self.callbacks.sample_tools = false;
+        self
+    }
+
+    /// Answers the server's sampling requests with `handler`, which also handles `tools` and
+    /// `toolChoice` (answering with `tool_use` blocks when the model calls a tool), and declares
+    /// `sampling.tools` besides the sampling capability.
+    ///
+    /// ```
+    /// use mcp::client::Client;
+    /// use mcp::protocol::{CreateMessageResult, Implementation, OneOrMany, Role, SamplingContent};
+    ///
+    /// let builder = Client::builder(Implementation::new("me", "1.0.0"))
+    ///     .on_sample_with_tools(|request| async move {
+    ///         // Hand `request.tools` to the model along with the messages.
+    ///         let _tools = request.tools.unwrap_or_default();
+    ///         Ok(CreateMessageResult {
+    ///             role: Role::Assistant,
+    ///             content: OneOrMany::One(SamplingContent::text("no tool needed")),
+    ///             model: "my-model".into(),
+    ///             stop_reason: Some("endTurn".into()),
+    ///             meta: None,
+    ///         })
+    ///     });
+    /// # let _ = builder;
+    /// ```
+    pub fn on_sample_with_tools<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.sample = Some(boxed(handler));
+        self.callbacks.sample_tools = true;
         self
     }
 
@@ -116,7 +152,10 @@ impl ClientBuilder {
 
     /// Bounds the whole of each [`call_tool`](Client::call_tool)-style call, all rounds
     /// included (default: no bound); a call that runs longer ends with
-    /// [`ClientError::Timeout`](super::ClientError::Timeout).
+    /// [`ClientError::Timeout`](super::ClientError::Timeout), and the server is told to stop
+    /// the round in flight, as it is for a call whose future is dropped:
+    /// `notifications/cancelled`, or on the 2026-07-28 HTTP wire the closing of the request's
+    /// response stream.
     pub fn call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = Some(limit);
         self

@@ -20,6 +20,8 @@ type Handler<P, R> = Arc<dyn Fn(P) -> BoxFuture<Result<R, McpError>> + Send + Sy
 pub(crate) struct Callbacks {
     pub elicit: Option<Handler<ElicitParams, ElicitResult>>,
     pub sample: Option<Handler<CreateMessageParams, CreateMessageResult>>,
+    /// The sampling handler runs tool loops (`tools` and `toolChoice` in its requests).
+    pub sample_tools: bool,
     pub roots: Option<Handler<(), ListRootsResult>>,
 }
 
@@ -32,18 +34,25 @@ where
 }
 
 impl Callbacks {
-    /// The capabilities these handlers let the client declare.
+    /// Adds the capabilities these handlers let the client declare to `capabilities`, keeping
+    /// every part the application declared by hand (a hand-set `elicitation: {form: {}}` stays
+    /// form-only, a hand-set `sampling.context` stays).
     pub fn declare(&self, capabilities: &mut ClientCapabilities) {
-        if self.elicit.is_some() {
+        if self.elicit.is_some() && capabilities.elicitation.is_none() {
             capabilities.elicitation = Some(ElicitationCapability {
                 form: Some(Default::default()),
                 url: Some(Default::default()),
             });
         }
         if self.sample.is_some() {
-            capabilities.sampling = Some(SamplingCapability::default());
+            let sampling = capabilities
+                .sampling
+                .get_or_insert_with(SamplingCapability::default);
+            if self.sample_tools && sampling.tools.is_none() {
+                sampling.tools = Some(Default::default());
+            }
         }
-        if self.roots.is_some() {
+        if self.roots.is_some() && capabilities.roots.is_none() {
             capabilities.roots = Some(RootsCapability::default());
         }
     }

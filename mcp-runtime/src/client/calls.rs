@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use crate::protocol::{
     CallToolResult, CompleteParams, CompleteResult, DiscoverResult, GetPromptResult,
     InitializeParams, InitializeResult, InputResponses, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, ReadResourceResult,
-    V2025_11_25, V2026_07_28, methods,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, ProgressToken,
+    ReadResourceResult, V2025_11_25, V2026_07_28, methods,
 };
 
 use super::connection::lock;
@@ -18,6 +18,9 @@ impl Client {
     /// Calls a tool and answers every question the server asks with the registered handlers,
     /// round after round, until the result. Each retry repeats the name and arguments with the
     /// answers and the server's `requestState` byte for byte, under a new JSON-RPC id.
+    ///
+    /// Dropping the future cancels the call: the server is sent `notifications/cancelled` for
+    /// the round in flight (on the 2026-07-28 HTTP wire, that round's response stream closes).
     pub async fn call_tool(
         &self,
         name: &str,
@@ -162,8 +165,24 @@ impl Client {
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Result<Outcome<CallToolResult>, ClientError> {
+        self.call_tool_round(name, arguments, input_responses, request_state, None)
+            .await
+    }
+
+    /// One `tools/call` round, asking for progress under `progress` when given.
+    pub(super) async fn call_tool_round(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        input_responses: Option<InputResponses>,
+        request_state: Option<String>,
+        progress: Option<&ProgressToken>,
+    ) -> Result<Outcome<CallToolResult>, ClientError> {
         let mut params = json!({ "name": name });
         round_params(&mut params, arguments, input_responses, request_state);
+        if let Some(token) = progress {
+            params["_meta"] = json!({ "progressToken": token });
+        }
         self.request(methods::TOOLS_CALL, params).await
     }
 

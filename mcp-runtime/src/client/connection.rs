@@ -14,12 +14,13 @@ use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::protocol::{
-    Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line, keys,
-    notification_line, request_line,
+    CancelledParams, Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line,
+    keys, methods, notification_line, notification_methods, request_line,
 };
 use crate::transport::Duplex;
 
 use super::callbacks::Callbacks;
+use super::progress::ProgressRoutes;
 use super::server_requests::answer_server_request;
 use super::{Client, ClientError};
 
@@ -40,6 +41,8 @@ pub(super) struct Connection {
     next_id: AtomicI64,
     /// Set by the reader when the connection ends, so later requests fail at once.
     closed: Arc<AtomicBool>,
+    /// The calls waiting for their progress reports.
+    pub progress: Arc<ProgressRoutes>,
 }
 
 impl Connection {
@@ -62,6 +65,8 @@ impl Connection {
         let router = waiting.clone();
         let replies = outgoing.clone();
         let closing = closed.clone();
+        let progress: Arc<ProgressRoutes> = Arc::default();
+        let routes = progress.clone();
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
@@ -76,6 +81,14 @@ impl Connection {
                         }
                     }
                     Ok(Incoming::Notification(n)) => {
+                        let n = if n.method == notification_methods::PROGRESS {
+                            match routes.deliver(n) {
+                                Some(unclaimed) => unclaimed,
+                                None => continue,
+                            }
+                        } else {
+                            n
+                        };
                         if let Err(TrySendError::Full(n)) = note_tx.try_send(n) {
                             dropped += 1;
                             // Logged at powers of two: a steady flood stays readable.
@@ -120,6 +133,7 @@ impl Connection {
             waiting,
             next_id: AtomicI64::new(1),
             closed,
+            progress,
         };
         (connection, note_rx)
     }
@@ -146,7 +160,15 @@ impl Client {
             lock(&connection.waiting).remove(&id);
             return Err(ClientError::Closed);
         }
-        let raw = rx.await.map_err(|_| ClientError::Closed)??;
+        // From here until the answer, dropping this future (the caller gave up, or the call
+        // timeout fired) tells the server to stop.
+        let mut pending = Pending {
+            connection,
+            id: Some(id).filter(|_| method != methods::INITIALIZE),
+        };
+        let answer = rx.await;
+        pending.id = None;
+        let raw = answer.map_err(|_| ClientError::Closed)??;
         Ok(serde_json::from_str(raw.get())?)
     }
 
@@ -199,6 +221,42 @@ impl Client {
             .send(notification_line(method, params))
             .await
             .map_err(|_| ClientError::Closed)
+    }
+}
+
+/// A request sent and not yet answered. Dropped before its answer, it cancels the request:
+/// the waiter goes, and the server gets `notifications/cancelled` (which the Streamable HTTP
+/// transport turns into closing the request's stream on the 2026-07-28 wire, as that wire
+/// wants).
+struct Pending<'a> {
+    connection: &'a Connection,
+    /// `None` once answered, and for `initialize`, which the spec says is never cancelled.
+    id: Option<RequestId>,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let connection = self.connection;
+        lock(&connection.waiting).remove(&id);
+        if connection.closed.load(Ordering::SeqCst) {
+            return;
+        }
+        let params = CancelledParams {
+            request_id: id,
+            reason: Some("The client stopped waiting".to_owned()),
+        };
+        let line = notification_line(notification_methods::CANCELLED, &params);
+        match connection.outgoing.try_send(line) {
+            Ok(()) | Err(TrySendError::Closed(_)) => {}
+            // A drop cannot wait for room, so a task sends it when there is.
+            Err(TrySendError::Full(line)) => {
+                let outgoing = connection.outgoing.clone();
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(async move { outgoing.send(line).await });
+                }
+            }
+        }
     }
 }
 

@@ -9,6 +9,7 @@ mod builder;
 mod callbacks;
 mod calls;
 mod connection;
+mod progress;
 mod rounds;
 mod server_requests;
 
@@ -22,6 +23,7 @@ use crate::transport::Duplex;
 
 pub use builder::ClientBuilder;
 pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
+pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 
 use callbacks::Callbacks;

@@ -7,11 +7,14 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
-use crate::protocol::{McpError, RawRequest, RequestId, error_line};
+use crate::protocol::{
+    McpError, RawNotification, RawRequest, RequestId, error_line, notification_methods,
+};
 
 use super::Server;
 use super::connection::Connection;
-use super::gate::Preparsed;
+use super::context::Context;
+use super::gate::{Admitted, Preparsed};
 
 /// Where a request's notifications go: its own response stream (stdio: the shared output;
 /// HTTP: that request's SSE stream).
@@ -147,5 +150,39 @@ impl Server {
             outcome = self.route(request, exchange) => Some(Reply::new(&id, outcome)),
         };
         answer.filter(|_| !token.is_cancelled())
+    }
+}
+
+impl Server {
+    /// A notification from the client besides the ones the transport acts on itself
+    /// (`cancelled`, `initialized`): runs the hook registered for it, if any, in a task of its
+    /// own, so a hook that asks the client something does not stop the transport from reading
+    /// the answer.
+    pub(crate) fn notified(&self, notification: &RawNotification, exchange: Exchange) {
+        let method = notification.method.as_str();
+        let hook = match method {
+            notification_methods::ROOTS_LIST_CHANGED => self.inner.roots_list_changed.clone(),
+            _ => None,
+        };
+        let Some(hook) = hook else {
+            tracing::debug!(method, "ignored a notification");
+            return;
+        };
+        // Only a 2025-11-25 session has roots that change; the 2026-07-28 wire has no such
+        // notification.
+        let Some(session) = exchange.connection.legacy_session() else {
+            tracing::debug!(
+                method,
+                "ignored a notification outside a 2025-11-25 session"
+            );
+            return;
+        };
+        let ctx = Context::new(
+            RequestId::String(method.to_owned()),
+            Admitted::of_session(session),
+            &exchange,
+            self.inner.app_state.clone(),
+        );
+        tokio::spawn(hook(ctx));
     }
 }

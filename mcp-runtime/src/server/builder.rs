@@ -7,11 +7,12 @@ use std::sync::Arc;
 use crate::protocol::{
     CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
     GetPromptResult, Implementation, ListChangedCapability, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpError, Outcome,
-    PaginatedParams, Prompt, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
-    ResourcesCapability, ServerCapabilities, Tool, paginate,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, McpError,
+    Outcome, PaginatedParams, Prompt, ReadResourceParams, ReadResourceResult, Resource,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool, paginate,
 };
 
+use crate::boxed::BoxFuture;
 use crate::state::{RequestStateSecurity, StateBoundary};
 
 use super::Server;
@@ -29,6 +30,11 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 4 * 1024 * 1024;
 pub const DEFAULT_MAX_REQUESTS_IN_FLIGHT: usize = 64;
 /// Items per page of the built-in list handlers.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
+/// The level a 2025-11-25 session logs at until its client sends `logging/setLevel`.
+pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
+
+/// What the server runs when the client sends a notification it has a hook for.
+pub(crate) type NotificationHook = Arc<dyn Fn(Context) -> BoxFuture<()> + Send + Sync>;
 
 #[derive(Default)]
 pub(crate) struct Handlers {
@@ -73,6 +79,8 @@ pub struct ServerBuilder {
     pub(crate) max_requests_in_flight: usize,
     pub(crate) resource_exists: Option<ResourceExists>,
     logging: bool,
+    pub(crate) default_log_level: Option<LoggingLevel>,
+    pub(crate) roots_list_changed: Option<NotificationHook>,
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
     #[cfg(feature = "http")]
@@ -101,6 +109,8 @@ impl ServerBuilder {
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
             resource_exists: None,
             logging: true,
+            default_log_level: Some(DEFAULT_LOG_LEVEL),
+            roots_list_changed: None,
             security: None,
             app_state: AppState::default(),
             #[cfg(feature = "http")]
@@ -145,6 +155,59 @@ impl ServerBuilder {
     /// Whether to advertise the (deprecated) logging capability (default on).
     pub fn logging(mut self, enabled: bool) -> Self {
         self.logging = enabled;
+        self
+    }
+
+    /// The level [`Context::log`] sends at in a 2025-11-25 session before the client chooses
+    /// one with `logging/setLevel` (default [`DEFAULT_LOG_LEVEL`], `info`; `None`: nothing
+    /// until the client asks). That revision lets the server decide what to send before then.
+    /// A 2026-07-28 request is never logged to unless it carries a `logLevel` of its own, as
+    /// that revision requires; without the logging capability ([`logging`](Self::logging)
+    /// off) nothing is logged to the client at all.
+    ///
+    /// ```
+    /// use mcp::protocol::{Implementation, LoggingLevel};
+    /// use mcp::server::Server;
+    ///
+    /// let server = Server::builder(Implementation::new("quiet", "1.0.0"))
+    ///     .default_log_level(Some(LoggingLevel::Warning))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn default_log_level(mut self, level: Option<LoggingLevel>) -> Self {
+        self.default_log_level = level;
+        self
+    }
+
+    /// Runs `hook` each time a 2025-11-25 client sends `notifications/roots/list_changed`
+    /// (2026-07-28 has no such notification: a server asks for the roots where it needs them).
+    /// The hook runs in a task of its own with a [`Context`] of the session (its client, its
+    /// capabilities, the shared state); [`Context::request_id`] is the notification's method
+    /// there, as a notification has no id. It may ask the client for the new roots with
+    /// [`Context::request_client`]: over stdio and in memory the request goes out at once,
+    /// over HTTP on the session's GET stream (when the client keeps one open).
+    ///
+    /// ```
+    /// use mcp::protocol::{Implementation, ListRootsResult};
+    /// use mcp::server::Server;
+    ///
+    /// let server = Server::builder(Implementation::new("files", "1.0.0"))
+    ///     .on_roots_list_changed(|ctx| async move {
+    ///         let roots: Result<ListRootsResult, _> =
+    ///             ctx.request_client("roots/list", &serde_json::json!({})).await;
+    ///         tracing::info!(count = roots.map(|r| r.roots.len()).ok(), "the roots changed");
+    ///     })
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn on_roots_list_changed<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.roots_list_changed = Some(Arc::new(move |ctx| Box::pin(hook(ctx))));
         self
     }
 

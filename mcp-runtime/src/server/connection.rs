@@ -40,7 +40,7 @@ pub struct LegacySession {
     pub capabilities: ClientCapabilities,
     /// The client's self-reported identity.
     pub client_info: Implementation,
-    /// Set by `logging/setLevel`.
+    /// Set by `logging/setLevel`; until then the server's default level.
     pub log_level: Option<LoggingLevel>,
     /// Whether `notifications/initialized` has arrived.
     pub initialized: bool,

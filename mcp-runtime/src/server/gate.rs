@@ -6,7 +6,7 @@ use crate::protocol::{
     ProgressToken, RequestMeta, is_modern, keys, methods,
 };
 
-use super::connection::Connection;
+use super::connection::{Connection, LegacySession};
 
 /// What the gate admitted: the wire a request travels on and what its client declared, for the
 /// request's [`Context`](super::Context).
@@ -20,6 +20,22 @@ pub(super) struct Admitted {
     pub progress_token: Option<ProgressToken>,
     /// Other `_meta` keys.
     pub meta: JsonObject,
+}
+
+impl Admitted {
+    /// What a 2025-11-25 session's client declared, for what it sends outside a request (a
+    /// notification a hook runs for).
+    pub(super) fn of_session(session: LegacySession) -> Self {
+        Self {
+            generation: Generation::V2025_11_25,
+            protocol_version: session.protocol_version,
+            client_capabilities: session.capabilities,
+            client_info: Some(session.client_info),
+            log_level: session.log_level,
+            progress_token: None,
+            meta: JsonObject::new(),
+        }
+    }
 }
 
 /// What the gate reads from a request's params (with the one reader in `preread`): its

@@ -44,7 +44,7 @@ impl Server {
             protocol_version: version.to_owned(),
             capabilities: p.capabilities,
             client_info: p.client_info,
-            log_level: None,
+            log_level: self.inner.default_log_level,
             initialized: false,
         });
         if !opened {

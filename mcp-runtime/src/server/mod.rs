@@ -28,7 +28,8 @@ pub use answer::{Exchange, NotificationSink, Reply};
 pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use build_error::BuildError;
 pub use builder::{
-    DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PAGE_SIZE, ServerBuilder,
+    DEFAULT_LOG_LEVEL, DEFAULT_MAX_MESSAGE_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, DEFAULT_PAGE_SIZE,
+    ServerBuilder,
 };
 pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_SUBSCRIPTIONS};
@@ -44,9 +45,9 @@ pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};
 
-use crate::protocol::{Generation, Implementation, ResultFields, ServerCapabilities};
+use crate::protocol::{Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities};
 use crate::state::StateBoundary;
-use builder::Handlers;
+use builder::{Handlers, NotificationHook};
 use subscriptions::ResourceExists;
 
 /// A low-level MCP server. Cheap to clone (all clones share one set of handlers).
@@ -66,6 +67,9 @@ struct Inner {
     resource_exists: Option<ResourceExists>,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
+    /// The level of a 2025-11-25 session before `logging/setLevel`.
+    default_log_level: Option<LoggingLevel>,
+    roots_list_changed: Option<NotificationHook>,
     #[cfg(feature = "http")]
     http: HttpSettings,
     /// What results on each wire are filled in with.
@@ -92,6 +96,10 @@ impl Server {
         };
         let on_2026 = fields(Generation::V2026_07_28);
         let on_2025 = fields(Generation::V2025_11_25);
+        // Without the capability the client was never told logs may come.
+        let default_log_level = b
+            .default_log_level
+            .filter(|_| capabilities.logging.is_some());
         Self {
             inner: Arc::new(Inner {
                 info,
@@ -103,6 +111,8 @@ impl Server {
                 resource_exists: b.resource_exists,
                 state,
                 app_state: Arc::new(b.app_state),
+                default_log_level,
+                roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
                 http: b.http,
                 on_2026,

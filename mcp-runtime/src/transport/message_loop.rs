@@ -190,7 +190,14 @@ impl Serving {
         match n.method.as_str() {
             notification_methods::CANCELLED => self.in_flight.cancel(n.params.as_deref()),
             notification_methods::INITIALIZED => self.connection.mark_initialized(),
-            other => tracing::debug!(method = other, "ignored a notification"),
+            _ => {
+                let exchange = Exchange::new(
+                    self.connection.clone(),
+                    self.sink.clone(),
+                    CancellationToken::new(),
+                );
+                self.server.notified(&n, exchange);
+            }
         }
     }
 

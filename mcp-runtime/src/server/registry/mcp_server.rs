@@ -5,7 +5,9 @@ use std::collections::HashMap;
 #[cfg(feature = "http")]
 use std::time::Duration;
 
-use crate::protocol::{CacheHint, CompleteParams, CompleteResult, Implementation, McpError};
+use crate::protocol::{
+    CacheHint, CompleteParams, CompleteResult, Implementation, LoggingLevel, McpError,
+};
 use crate::state::RequestStateSecurity;
 
 use super::prompts::PromptEntry;
@@ -169,6 +171,45 @@ impl McpServer {
     /// Whether to advertise the (deprecated) logging capability (default on).
     pub fn logging(mut self, enabled: bool) -> Self {
         self.builder = self.builder.logging(enabled);
+        self
+    }
+
+    /// The level `ctx.log` sends at in a 2025-11-25 session before the client chooses one with
+    /// `logging/setLevel` (default [`DEFAULT_LOG_LEVEL`](crate::server::DEFAULT_LOG_LEVEL),
+    /// `info`; `None`: nothing until the client asks). A 2026-07-28 request is logged to only
+    /// when it carries a `logLevel` of its own. See
+    /// [`ServerBuilder::default_log_level`](crate::server::ServerBuilder::default_log_level).
+    ///
+    /// ```
+    /// use mcp::McpServer;
+    /// use mcp::protocol::LoggingLevel;
+    ///
+    /// let server = McpServer::new("quiet").default_log_level(Some(LoggingLevel::Warning));
+    /// # let _ = server;
+    /// ```
+    pub fn default_log_level(mut self, level: Option<LoggingLevel>) -> Self {
+        self.builder = self.builder.default_log_level(level);
+        self
+    }
+
+    /// Runs `hook` each time a 2025-11-25 client says its roots changed
+    /// (`notifications/roots/list_changed`), with a [`Context`] of the session. See
+    /// [`ServerBuilder::on_roots_list_changed`](crate::server::ServerBuilder::on_roots_list_changed).
+    ///
+    /// ```
+    /// use mcp::McpServer;
+    ///
+    /// let server = McpServer::new("files").on_roots_list_changed(|ctx| async move {
+    ///     tracing::info!(client = ?ctx.client_info(), "the client's roots changed");
+    /// });
+    /// # let _ = server;
+    /// ```
+    pub fn on_roots_list_changed<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.builder = self.builder.on_roots_list_changed(hook);
         self
     }
 

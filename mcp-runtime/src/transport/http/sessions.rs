@@ -28,7 +28,7 @@ use crate::identity::Identity;
 use crate::protocol::{
     Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
-use crate::server::{Connection, refusal};
+use crate::server::{Connection, Exchange, NotificationSink, refusal};
 use crate::state::default_principal;
 use crate::transport::in_flight::InFlight;
 
@@ -307,7 +307,15 @@ pub(super) async fn handle_post(
             match n.method.as_str() {
                 notification_methods::INITIALIZED => session.connection.mark_initialized(),
                 notification_methods::CANCELLED => session.in_flight.cancel(n.params.as_deref()),
-                other => tracing::debug!(method = other, "ignored a notification"),
+                _ => {
+                    let exchange = Exchange::new(
+                        session.connection.clone(),
+                        NotificationSink::new(to_get_stream(&session)),
+                        session.ended.child_token(),
+                    )
+                    .with_identity(identity);
+                    shared.server.notified(&n, exchange);
+                }
             }
             respond::empty(StatusCode::ACCEPTED)
         }
@@ -417,6 +425,25 @@ pub(super) fn handle_get(
         }
     });
     sse::response(rx)
+}
+
+/// Where a hook of the session (run for a notification, outside any request) sends its
+/// messages: the session's GET stream when one is open, else nowhere.
+fn to_get_stream(session: &Arc<Session>) -> mpsc::Sender<String> {
+    let (tx, mut rx) = mpsc::channel::<String>(respond::STREAM_BUFFER);
+    let session = session.clone();
+    tokio::spawn(async move {
+        while let Some(line) = rx.recv().await {
+            let stream = lock(&session.stream).clone();
+            match stream {
+                Some(stream) => {
+                    let _ = stream.send(sse::event(&line)).await;
+                }
+                None => tracing::debug!("dropped a message: the session has no GET stream"),
+            }
+        }
+    });
+    tx
 }
 
 /// DELETE: the client ends its session.

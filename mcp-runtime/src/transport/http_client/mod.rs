@@ -24,10 +24,15 @@ mod param_headers;
 pub(crate) mod request;
 mod sse;
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use hyper::Uri;
+use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use crate::protocol::{keys, notification_methods};
 
 use super::{CHANNEL_CAPACITY, Duplex, Frame};
 
@@ -82,14 +87,67 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
     tokio::spawn(async move {
+        let streams = Arc::new(OpenStreams::default());
         while let Some(message) = out_rx.recv().await {
-            let endpoint = endpoint.clone();
-            let in_tx = in_tx.clone();
+            let parsed: Value = serde_json::from_str(&message).unwrap_or(Value::Null);
+            if streams.cancels(&endpoint, &parsed) {
+                continue;
+            }
+            let modern_request = parsed.get("id").is_some()
+                && parsed
+                    .get("params")
+                    .and_then(|p| p.get("_meta"))
+                    .and_then(|m| m.get(keys::PROTOCOL_VERSION))
+                    .is_some();
+            let (endpoint, in_tx) = (endpoint.clone(), in_tx.clone());
+            let id = parsed
+                .get("id")
+                .filter(|_| modern_request)
+                .map(Value::to_string);
+            // Held across the spawn, so a POST that ends at once removes its entry after it
+            // was made rather than before.
+            let mut open = lock(&streams.0);
             // Each message in its own task: a long call must not hold up the next one.
-            tokio::spawn(async move { request::post(endpoint, message, &in_tx).await });
+            let post = tokio::spawn({
+                let (streams, id) = (streams.clone(), id.clone());
+                async move {
+                    request::post(endpoint, message, parsed, &in_tx).await;
+                    if let Some(id) = id {
+                        lock(&streams.0).remove(&id);
+                    }
+                }
+            });
+            if let Some(id) = id {
+                open.insert(id, post.abort_handle());
+            }
         }
     });
     Ok(Duplex::new(incoming, outgoing))
+}
+
+/// The POSTs of 2026-07-28 requests still waiting for their answers, by JSON-RPC id (as JSON
+/// text): cancelling one closes its response stream.
+#[derive(Default)]
+struct OpenStreams(Mutex<HashMap<String, AbortHandle>>);
+
+impl OpenStreams {
+    /// Whether `message` is a `notifications/cancelled` this transport carries out itself. On
+    /// the 2026-07-28 wire closing the request's response stream is the cancellation and the
+    /// notification is not sent over HTTP; a 2025-11-25 session POSTs it like any other.
+    fn cancels(&self, endpoint: &Endpoint, message: &Value) -> bool {
+        let is_cancel =
+            message.get("method").and_then(Value::as_str) == Some(notification_methods::CANCELLED);
+        if !is_cancel || lock(&endpoint.session).is_some() {
+            return false;
+        }
+        let id = message.pointer("/params/requestId").map(Value::to_string);
+        if let Some(post) = id.and_then(|id| lock(&self.0).remove(&id)) {
+            // Dropping the POST's response (or its unanswered request) closes the connection
+            // under it, which the server sees as the cancellation.
+            post.abort();
+        }
+        true
+    }
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -25,8 +25,12 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 /// POSTs `message`; a request whose POST fails gets a JSON-RPC error as its answer, so the
 /// client never waits for a response that cannot come.
-pub(crate) async fn post(endpoint: Arc<Endpoint>, message: String, incoming: &mpsc::Sender<Frame>) {
-    let parsed: Value = serde_json::from_str(&message).unwrap_or(Value::Null);
+pub(crate) async fn post(
+    endpoint: Arc<Endpoint>,
+    message: String,
+    parsed: Value,
+    incoming: &mpsc::Sender<Frame>,
+) {
     if let Err(reason) = exchange(&endpoint, message, &parsed, incoming).await {
         let is_request = parsed.get("method").is_some() && parsed.get("id").is_some();
         if is_request {
