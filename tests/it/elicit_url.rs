@@ -212,6 +212,41 @@ mod http {
         (addr, stop.drop_guard())
     }
 
+    /// Opens a 2025-11-25 session whose client can answer forms and URLs.
+    async fn open_session(addr: std::net::SocketAddr) -> String {
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}, "url": {}}},
+            "clientInfo": {"name": "t", "version": "1"}}});
+        let opened = post(addr, initialize.to_string()).send().await;
+        opened
+            .header("mcp-session-id")
+            .expect("a session")
+            .to_owned()
+    }
+
+    /// A call in the session from a client that takes JSON only.
+    async fn call_without_event_stream(
+        addr: std::net::SocketAddr,
+        session: &str,
+        tool: &str,
+        arguments: serde_json::Value,
+    ) -> serde_json::Value {
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": tool, "arguments": arguments}});
+        let reply = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            post(addr, call.to_string())
+                .header("accept", "application/json")
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .send(),
+        )
+        .await
+        .expect("an answer, not a wait for a question nobody can see");
+        reply.json()
+    }
+
     #[tokio::test]
     async fn url_questions_are_asked_over_http_on_both_wires() {
         let (addr, _stop) = start().await;
@@ -238,24 +273,8 @@ mod http {
     #[tokio::test]
     async fn a_2025_client_without_an_event_stream_gets_32042_with_the_url() {
         let (addr, _stop) = start().await;
-        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"elicitation": {"url": {}}},
-            "clientInfo": {"name": "t", "version": "1"}}});
-        let opened = post(addr, initialize.to_string()).send().await;
-        let session = opened
-            .header("mcp-session-id")
-            .expect("a session")
-            .to_owned();
-        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                          "params": {"name": "link", "arguments": ARGS()}});
-        let reply = post(addr, call.to_string())
-            .header("accept", "application/json")
-            .header("mcp-session-id", &session)
-            .header("mcp-protocol-version", "2025-11-25")
-            .send()
-            .await;
-        let body = reply.json();
+        let session = open_session(addr).await;
+        let body = call_without_event_stream(addr, &session, "link", ARGS()).await;
         assert_eq!(body["error"]["code"], -32042, "{body}");
         let asked = &body["error"]["data"]["elicitations"][0];
         assert_eq!(asked["mode"], "url");
@@ -266,5 +285,28 @@ mod http {
             Some(32),
             "{body}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_form_for_a_client_without_an_event_stream_fails_at_once() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let stop = CancellationToken::new();
+        let shutdown = stop.clone().cancelled_owned();
+        let _stop = stop.drop_guard();
+        let server = mcp::McpServer::new("forms")
+            .tools(mcp::tools![crate::support::provision])
+            .build()
+            .expect("valid server");
+        tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
+        let session = open_session(addr).await;
+        let body =
+            call_without_event_stream(addr, &session, "provision", json!({"name": "db"})).await;
+        // Not -32042: that code is for URL questions only.
+        assert_eq!(body["error"]["code"], -32603, "{body}");
+        let message = body["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("takes no event stream"), "{body}");
     }
 }
