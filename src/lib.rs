@@ -8,7 +8,7 @@ pub use mcp_runtime::protocol::{
     CallToolResult, ContentBlock, GetPromptResult, InputRequiredResult, Outcome, PromptMessage,
     ReadResourceResult, ResourceContents,
 };
-pub use mcp_runtime::resolve::{Elicit, Elicited, ListRoots, Sample};
+pub use mcp_runtime::resolve::{Elicit, ElicitUrl, Elicited, ListRoots, Sample};
 pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 
 /// Turns an `async fn` into an MCP tool.

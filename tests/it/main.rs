@@ -15,6 +15,7 @@ mod client_capabilities;
 mod client_progress;
 mod client_rounds;
 mod client_server;
+mod elicit_url;
 mod elicitation_schemas;
 mod fleet;
 mod handler_panics;

@@ -91,6 +91,11 @@ fn resolve_param(param: &Param, kind: ResolveKind, errors: &mut Errors) {
             "a `Sample` parameter needs the request to send: \
              `#[mcp(ask = CreateMessageParams::prompt(…, max_tokens))]`",
         ),
+        ResolveKind::ElicitUrl if attrs.ask.get().is_none() => errors.at(
+            &param.ty,
+            "an `ElicitUrl` parameter needs the message and URL to send: \
+             `#[mcp(ask = ElicitUrl::ask(\"…\", \"https://…\"))]`",
+        ),
         ResolveKind::ListRoots => {
             if let Some(ask) = attrs.ask.get() {
                 errors.at(ask, "`ListRoots` asks nothing to configure; remove `ask`");
@@ -105,7 +110,7 @@ fn extract_param(param: &Param, errors: &mut Errors) {
     if let Some(ask) = attrs.ask.get() {
         errors.at(
             ask,
-            "`ask` belongs on a Resolve parameter (`Elicit<T>`, `Elicited<T>`, `Sample`)",
+            "`ask` belongs on a Resolve parameter (`Elicit<T>`, `Elicited<T>`, `ElicitUrl`, `Sample`)",
         );
     }
     if let Some(key) = attrs.key.get() {

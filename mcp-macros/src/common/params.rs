@@ -27,7 +27,7 @@ pub enum ParamKind {
     /// argument from the client, or the request context or shared state from the runtime.
     /// Which one is the type's business, so a user's own `Context` type is an argument.
     Extract,
-    /// Asked of the client by the runtime (`Elicit<T>`, `Elicited<T>`, `Sample`, `ListRoots`).
+    /// Asked of the client by the runtime (`Elicit<T>`, `Elicited<T>`, `ElicitUrl`, `Sample`, `ListRoots`).
     Resolve(ResolveKind),
 }
 

@@ -149,6 +149,10 @@ pub fn resolution(
                 let request = question.map(|e| quote!(#e)).unwrap_or_default();
                 quote!(__mcp_rounds.sample(#key, #request))
             }
+            ResolveKind::ElicitUrl => {
+                let request = question.map(|e| quote!(#e)).unwrap_or_default();
+                quote!(__mcp_rounds.elicit_url(#key, #request))
+            }
             ResolveKind::ListRoots => quote!(__mcp_rounds.list_roots(#key)),
         };
         let asked = quote! {

@@ -18,6 +18,8 @@ pub enum ResolveKind {
     Elicit,
     /// `Elicited<T>`: a form question whose decline the function handles.
     Elicited,
+    /// `ElicitUrl`: an out-of-band step at a URL the user must accept.
+    ElicitUrl,
     /// `Sample`: the client's LLM.
     Sample,
     /// `ListRoots`: the client's roots.
@@ -33,12 +35,13 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
-/// `Elicit<T>`, `Elicited<T>`, `Sample` or `ListRoots`.
+/// `Elicit<T>`, `Elicited<T>`, `ElicitUrl`, `Sample` or `ListRoots`.
 pub fn resolve_kind(ty: &Type) -> Option<ResolveKind> {
     let segment = last_segment(ty)?;
     match (&segment.ident, &segment.arguments) {
         (i, PathArguments::AngleBracketed(_)) if i == "Elicit" => Some(ResolveKind::Elicit),
         (i, PathArguments::AngleBracketed(_)) if i == "Elicited" => Some(ResolveKind::Elicited),
+        (i, PathArguments::None) if i == "ElicitUrl" => Some(ResolveKind::ElicitUrl),
         (i, PathArguments::None) if i == "Sample" => Some(ResolveKind::Sample),
         (i, PathArguments::None) if i == "ListRoots" => Some(ResolveKind::ListRoots),
         _ => None,

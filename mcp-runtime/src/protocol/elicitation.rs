@@ -26,6 +26,9 @@ pub enum ElicitParams {
         message: String,
         /// The URL.
         url: String,
+        /// 2025-11-25: the server's id for this interaction, named again by its
+        /// `notifications/elicitation/complete`. 2026-07-28 has no such id.
+        elicitation_id: Option<String>,
     },
 }
 
@@ -38,11 +41,20 @@ impl ElicitParams {
         }
     }
 
-    /// A URL question.
+    /// A URL question (2026-07-28: without an `elicitationId`).
     pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
         ElicitParams::Url {
             message: message.into(),
             url: url.into(),
+            elicitation_id: None,
+        }
+    }
+
+    /// The `elicitationId` of a 2025-11-25 URL question.
+    pub fn elicitation_id(&self) -> Option<&str> {
+        match self {
+            ElicitParams::Url { elicitation_id, .. } => elicitation_id.as_deref(),
+            ElicitParams::Form { .. } => None,
         }
     }
 
@@ -66,10 +78,17 @@ impl Serialize for ElicitParams {
                 map.serialize_entry("message", message)?;
                 map.serialize_entry("requestedSchema", requested_schema)?;
             }
-            ElicitParams::Url { message, url } => {
+            ElicitParams::Url {
+                message,
+                url,
+                elicitation_id,
+            } => {
                 map.serialize_entry("mode", "url")?;
                 map.serialize_entry("message", message)?;
                 map.serialize_entry("url", url)?;
+                if let Some(id) = elicitation_id {
+                    map.serialize_entry("elicitationId", id)?;
+                }
             }
         }
         map.end()
@@ -85,6 +104,7 @@ impl<'de> Deserialize<'de> for ElicitParams {
             message: String,
             requested_schema: Option<Value>,
             url: Option<String>,
+            elicitation_id: Option<String>,
         }
         let wire = Wire::deserialize(d)?;
         // A missing mode means form mode.
@@ -99,10 +119,20 @@ impl<'de> Deserialize<'de> for ElicitParams {
             "url" => Ok(ElicitParams::Url {
                 message: wire.message,
                 url: wire.url.ok_or_else(|| D::Error::missing_field("url"))?,
+                elicitation_id: wire.elicitation_id,
             }),
             other => Err(D::Error::unknown_variant(other, &["form", "url"])),
         }
     }
+}
+
+/// `notifications/elicitation/complete` params (2025-11-25): the out-of-band interaction of
+/// a URL question is over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationCompleteParams {
+    /// The `elicitationId` of the URL question.
+    pub elicitation_id: String,
 }
 
 /// The user's choice.
@@ -139,6 +169,14 @@ impl ElicitResult {
         Self {
             action: ElicitAction::Accept,
             content: Some(content),
+        }
+    }
+
+    /// An accepted URL question: the user agreed to go (no content).
+    pub fn accept_url() -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content: None,
         }
     }
 

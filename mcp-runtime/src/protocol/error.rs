@@ -29,6 +29,9 @@ pub mod code {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
     /// The requested protocol version is not served here.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+    /// 2025-11-25 only: the request cannot go on until the user has been to a URL (retired by
+    /// 2026-07-28, which must not send it).
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
 }
 
 /// The one message every rejected `requestState` gets, whatever the cause.
@@ -141,6 +144,30 @@ impl McpError {
         };
         Self::new(code::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
             .with_data(json!({ "requiredCapabilities": required }))
+    }
+
+    /// -32042, 2025-11-25 only: the request cannot go on until the user has completed these
+    /// URL elicitations (each with its `elicitationId`); the client may retry it afterwards.
+    /// The 2026-07-28 wire retired this code: ask there with an `InputRequiredResult`.
+    ///
+    /// ```
+    /// use mcp::protocol::{ElicitParams, McpError};
+    ///
+    /// let sign_in = ElicitParams::Url {
+    ///     message: "Sign in to GitHub".into(),
+    ///     url: "https://example.com/connect/github".into(),
+    ///     elicitation_id: Some("e-1".into()),
+    /// };
+    /// let error = McpError::url_elicitation_required("Sign in first", &[sign_in]);
+    /// assert_eq!(error.code, -32042);
+    /// assert_eq!(error.data.unwrap()["elicitations"][0]["elicitationId"], "e-1");
+    /// ```
+    pub fn url_elicitation_required(
+        message: impl Into<Cow<'static, str>>,
+        elicitations: &[super::ElicitParams],
+    ) -> Self {
+        Self::new(code::URL_ELICITATION_REQUIRED, message)
+            .with_data(json!({ "elicitations": elicitations }))
     }
 
     /// -32022: the requested protocol version is not served here.

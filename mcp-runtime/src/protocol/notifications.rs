@@ -18,6 +18,8 @@ pub mod method {
     pub const INITIALIZED: &str = "notifications/initialized";
     /// 2025-11-25: the client's roots changed.
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+    /// 2025-11-25: the out-of-band interaction of a URL elicitation is over.
+    pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 }
 
 /// `notifications/progress` params.

@@ -1,6 +1,8 @@
 //! Running a function's Resolve parameters across rounds: what is already answered, what
 //! to ask now (every question whose inputs are known, together), and when the function may run.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -9,8 +11,9 @@ use crate::protocol::{
     InputRequest, InputRequiredResult, ListRootsResult, McpError,
 };
 use crate::server::Context;
+use crate::state::fill_random;
 
-use super::answers::{Elicited, FromElicitation, ListRoots, Sample};
+use super::answers::{ElicitUrl, Elicited, FromElicitation, ListRoots, Sample, UrlQuestion};
 use super::elicitation::{Elicitation, fill_defaults};
 use super::forms::{Form, form};
 use super::ledger::{Entry, Ledger, question_digest};
@@ -38,12 +41,16 @@ pub struct Halt(pub String);
 /// [`finish`]: Rounds::finish
 #[derive(Debug)]
 pub struct Rounds {
+    /// The request's context, handed to the parameters that talk back later (`ElicitUrl`).
+    ctx: Context,
     subject: String,
     previous: Ledger,
     next: Ledger,
     responses: Map<String, Value>,
     /// This round's questions: key, digest, request.
     questions: Vec<(String, String, InputRequest)>,
+    /// 2025-11-25: the `elicitationId` each URL question was sent with, by key.
+    elicitation_ids: HashMap<String, String>,
 }
 
 impl Rounds {
@@ -55,11 +62,13 @@ impl Rounds {
             .map(|r| r.0.clone().into_iter().collect())
             .unwrap_or_default();
         Self {
+            ctx: ctx.clone(),
             subject: subject.into(),
             previous: Ledger::decode(ctx.request_state()),
             next: Ledger::default(),
             responses,
             questions: Vec::new(),
+            elicitation_ids: HashMap::new(),
         }
     }
 
@@ -96,6 +105,42 @@ impl Rounds {
                 self.ask(key, digest, question(message, &form));
                 Ok(None)
             }
+        }
+    }
+
+    /// A URL question under `key`: the parameter once the user accepted to go, `None` while it
+    /// is asked.
+    pub fn elicit_url(
+        &mut self,
+        key: &str,
+        question: UrlQuestion,
+    ) -> Result<Option<ElicitUrl>, Halt> {
+        // Pinned without an `elicitationId`: a 2025-11-25 session adds a fresh one each time
+        // it sends the question, and that does not make it another question.
+        let request = InputRequest::Elicit(ElicitParams::url(
+            question.message.clone(),
+            question.url.clone(),
+        ));
+        let digest = question_digest(&request);
+        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+            self.ask(key, digest, request);
+            return Ok(None);
+        };
+        let Ok(result) = ElicitResult::deserialize(&raw) else {
+            if fresh {
+                return Err(self.wrong_kind(key));
+            }
+            self.ask(key, digest, request);
+            return Ok(None);
+        };
+        self.record(key, digest, raw);
+        match result.action {
+            ElicitAction::Accept => Ok(Some(ElicitUrl {
+                question,
+                elicitation_id: self.elicitation_ids.get(key).cloned(),
+                ctx: self.ctx.clone(),
+            })),
+            ElicitAction::Decline | ElicitAction::Cancel => Err(self.declined(key)),
         }
     }
 
@@ -167,11 +212,15 @@ impl Rounds {
                 &missing,
             )));
         }
+        if !ctx.can_ask_client() {
+            return Err(CallBack::Failed(self.no_back_channel()));
+        }
         let answered = std::mem::take(&mut self.next.answers);
         self.previous.answers.extend(answered);
         self.previous.asked.clear();
         self.responses.clear();
         for (key, digest, request) in std::mem::take(&mut self.questions) {
+            let request = self.with_elicitation_id(&key, request);
             let params = serde_json::to_value(&request)
                 .ok()
                 .and_then(|mut v| v.get_mut("params").map(Value::take))
@@ -189,6 +238,59 @@ impl Rounds {
             self.responses.insert(key, answer);
         }
         Ok(())
+    }
+
+    /// A 2025-11-25 URL question as sent: with a fresh `elicitationId`, remembered under `key`
+    /// for the parameter (unique per server, as the spec wants, being random).
+    fn with_elicitation_id(&mut self, key: &str, request: InputRequest) -> InputRequest {
+        let InputRequest::Elicit(ElicitParams::Url { message, url, .. }) = request else {
+            return request;
+        };
+        let mut bytes = [0u8; 16];
+        fill_random(&mut bytes);
+        let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        self.elicitation_ids.insert(key.to_owned(), id.clone());
+        InputRequest::Elicit(ElicitParams::Url {
+            message,
+            url,
+            elicitation_id: Some(id),
+        })
+    }
+
+    /// Why a 2025-11-25 request whose client cannot be asked anything stops: -32042 with the
+    /// URLs when those are all it needs (the user can go there and the client retry), else an
+    /// error saying the client must take an event stream.
+    fn no_back_channel(&mut self) -> McpError {
+        let questions = std::mem::take(&mut self.questions);
+        let all_urls = questions
+            .iter()
+            .all(|(_, _, q)| matches!(q, InputRequest::Elicit(ElicitParams::Url { .. })));
+        if !all_urls {
+            return McpError::internal(format!(
+                "{}: the client takes no event stream on this request, so the server cannot \
+                 ask it the questions the call needs",
+                self.subject
+            ));
+        }
+        let elicitations: Vec<ElicitParams> = questions
+            .into_iter()
+            .filter_map(|(key, _, q)| match self.with_elicitation_id(&key, q) {
+                InputRequest::Elicit(params) => Some(params),
+                _ => None,
+            })
+            .collect();
+        McpError::url_elicitation_required(
+            format!(
+                "{}: the user must first visit {}",
+                self.subject,
+                if elicitations.len() == 1 {
+                    "a URL"
+                } else {
+                    "some URLs"
+                }
+            ),
+            &elicitations,
+        )
     }
 
     /// The round's questions (all asked together) and the state that carries the answers so far.

@@ -46,6 +46,9 @@ pub struct Exchange {
     pub identity: Option<Arc<Identity>>,
     /// The params as the gate reads them, when the transport has read them already.
     pub(crate) preparsed: Option<Preparsed>,
+    /// Whether the server can send the client requests while this one runs (false for a
+    /// 2025-11-25 HTTP POST whose client takes no event stream).
+    pub(crate) back_channel: bool,
 }
 
 impl Exchange {
@@ -61,7 +64,15 @@ impl Exchange {
             cancellation,
             identity: None,
             preparsed: None,
+            back_channel: true,
         }
+    }
+
+    /// Marks the exchange as one that cannot carry requests to the client.
+    #[cfg(feature = "http")]
+    pub(crate) fn without_back_channel(mut self) -> Self {
+        self.back_channel = false;
+        self
     }
 
     /// The verified caller the request comes from.

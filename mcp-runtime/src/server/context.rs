@@ -46,6 +46,7 @@ struct ContextInner {
     sink: NotificationSink,
     connection: Arc<Connection>,
     app_state: Arc<AppState>,
+    back_channel: bool,
 }
 
 impl Context {
@@ -65,6 +66,7 @@ impl Context {
                 sink: exchange.sink.clone(),
                 connection: exchange.connection.clone(),
                 app_state,
+                back_channel: exchange.back_channel,
             }),
             round: None,
         }
@@ -214,6 +216,13 @@ impl Context {
                 "A 2026-07-28 server asks the client through InputRequiredResult, not requests",
             ));
         }
+        // Nothing would carry the request, and the wait would last until the client hangs up.
+        if !self.can_ask_client() {
+            return Err(McpError::internal(
+                "The client takes no event stream on this request, so the server cannot ask it \
+                 anything while answering",
+            ));
+        }
         let connection = &self.inner.connection;
         let (id, answer) = connection.expect_answer();
         self.inner
@@ -238,7 +247,13 @@ impl Context {
         }
     }
 
-    async fn notify<P: Serialize>(&self, method: &str, params: &P) {
+    /// Whether a 2025-11-25 request can carry requests to the client (its transport has a
+    /// way back while it runs).
+    pub(crate) fn can_ask_client(&self) -> bool {
+        self.inner.back_channel
+    }
+
+    pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: &P) {
         if self.is_cancelled() {
             return;
         }

@@ -40,4 +40,5 @@ pub use claims::RequestBinding;
 pub use codec::{AesGcmCodec, Codec, MIN_SECRET_LEN};
 pub use error::{ConfigError, InvalidRequestState, KeyError, SealError};
 pub use random::discard_after_fork;
+pub(crate) use random::fill_random;
 pub use security::{DEFAULT_TTL, RequestStateSecurity, default_principal};

@@ -1,7 +1,7 @@
-//! Every Resolve shape compiles: forms, outcomes, sampling, roots, dependencies, keys, on
-//! tools, prompts and templates.
+//! Every Resolve shape compiles: forms, outcomes, URLs, sampling, roots, dependencies, keys,
+//! on tools, prompts and templates.
 
-use mcp::{CreateMessageParams, Elicit, Elicited, ListRoots, McpServer, Sample};
+use mcp::{CreateMessageParams, Elicit, ElicitUrl, Elicited, ListRoots, McpServer, Sample};
 
 /// Which region?
 #[derive(serde::Deserialize, mcp::Elicitation)]
@@ -38,6 +38,17 @@ async fn research(
     format!("{topic} {:?} {}", notes.text(), roots.len())
 }
 
+#[mcp::tool]
+async fn link(
+    account: String,
+    #[mcp(ask = ElicitUrl::ask(format!("Sign in to {account}"), "https://example.com/connect"))]
+    sign_in: ElicitUrl,
+    #[mcp(ask = format!("Link {account} via {}?", sign_in.url()))] sure: Elicit<Sure>,
+) -> String {
+    sign_in.complete().await;
+    format!("{account} {}", sure.ok)
+}
+
 #[mcp::prompt]
 async fn brief(topic: String, sure: Elicit<Sure>) -> String {
     format!("{topic} {}", sure.ok)
@@ -48,10 +59,19 @@ async fn plan(env: String, #[mcp(ask = format!("Plan {env}?"))] sure: Elicit<Sur
     format!("{env} {}", sure.ok)
 }
 
+#[mcp::resource("deploy://{env}/approve")]
+async fn approve(
+    env: String,
+    #[mcp(ask = ElicitUrl::ask("Approve", format!("https://example.com/approve/{env}")))]
+    approval: ElicitUrl,
+) -> String {
+    format!("{env} {:?}", approval.elicitation_id())
+}
+
 fn main() {
     let _ = McpServer::new("r")
-        .tools(mcp::tools![provision, research])
+        .tools(mcp::tools![provision, research, link])
         .prompts(mcp::prompts![brief])
-        .resources(mcp::resources![plan])
+        .resources(mcp::resources![plan, approve])
         .build();
 }

@@ -70,9 +70,12 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
     // Dropping the guard cancels the request: that happens when the client goes away before
     // the response starts, and (moved into the stream pump) when it closes the SSE stream.
     let guard = cancellation.clone().drop_guard();
-    let exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
+    let mut exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
         .with_identity(identity)
         .with_preparsed(preparsed);
+    if !sse_allowed {
+        exchange = exchange.without_back_channel();
+    }
     // Polled right here rather than spawned: most requests finish without a notification, and
     // a task of their own would cost an allocation, a schedule and a wake-up each. Boxed so a
     // request that starts streaming can move to the task that pumps its stream.

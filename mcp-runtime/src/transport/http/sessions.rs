@@ -307,7 +307,9 @@ pub(super) async fn handle_post(
             match n.method.as_str() {
                 notification_methods::INITIALIZED => session.connection.mark_initialized(),
                 notification_methods::CANCELLED => session.in_flight.cancel(n.params.as_deref()),
-                _ => {
+                // Only a notification with a hook gets the forwarding task a hook's messages
+                // need.
+                notification_methods::ROOTS_LIST_CHANGED => {
                     let exchange = Exchange::new(
                         session.connection.clone(),
                         NotificationSink::new(to_get_stream(&session)),
@@ -316,6 +318,7 @@ pub(super) async fn handle_post(
                     .with_identity(identity);
                     shared.server.notified(&n, exchange);
                 }
+                other => tracing::debug!(method = other, "ignored a notification"),
             }
             respond::empty(StatusCode::ACCEPTED)
         }
