@@ -205,3 +205,48 @@ async fn the_roots_hook_asks_over_the_sessions_get_stream() {
     .expect("the hook ran and the client answered");
     assert_eq!(uris, ["file:///work"]);
 }
+
+#[tokio::test]
+async fn a_client_repeating_itself_gets_one_more_run_not_one_per_notification() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // A hook that holds its run until told to finish: notifications meanwhile must not start
+    // runs of their own (each could wait on the client for the whole session).
+    let runs = Arc::new(AtomicUsize::new(0));
+    let release = Arc::new(tokio::sync::Semaphore::new(0));
+    let (started_tx, mut started) = mpsc::unbounded_channel();
+    let server = McpServer::new("roots").on_roots_list_changed({
+        let (runs, release) = (runs.clone(), release.clone());
+        move |_ctx| {
+            let (runs, release, started) = (runs.clone(), release.clone(), started_tx.clone());
+            async move {
+                runs.fetch_add(1, Ordering::SeqCst);
+                let _ = started.send(());
+                if let Ok(permit) = release.acquire().await {
+                    permit.forget();
+                }
+            }
+        }
+    });
+    let client = builder().connect(server.build().expect("valid").serve_in_memory());
+    client.initialize().await.expect("a session");
+    for _ in 0..1000 {
+        client
+            .notify("notifications/roots/list_changed", &json!({}))
+            .await
+            .expect("sent");
+    }
+    client.ping().await.expect("every notification was read");
+    tokio::time::timeout(PATIENCE, started.recv())
+        .await
+        .expect("the first run started");
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "one run at a time");
+    release.add_permits(1);
+    tokio::time::timeout(PATIENCE, started.recv())
+        .await
+        .expect("one run more for the 999 that came during the first");
+    release.add_permits(1);
+    client.ping().await.expect("still serving");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(runs.load(Ordering::SeqCst), 2, "and no more");
+}

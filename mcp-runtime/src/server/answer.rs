@@ -7,6 +7,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
+use crate::panics::catch_panics;
 use crate::protocol::{
     McpError, RawNotification, RawRequest, RequestId, error_line, notification_methods,
 };
@@ -188,12 +189,27 @@ impl Server {
             );
             return;
         };
-        let ctx = Context::new(
-            RequestId::String(method.to_owned()),
-            Admitted::of_session(session),
-            &exchange,
-            self.inner.app_state.clone(),
-        );
-        tokio::spawn(hook(ctx));
+        if !exchange.connection.roots_hook.start() {
+            return;
+        }
+        let app_state = self.inner.app_state.clone();
+        let id = RequestId::String(method.to_owned());
+        tokio::spawn(async move {
+            loop {
+                // As it is now: the client may have changed its log level since.
+                let session = exchange
+                    .connection
+                    .legacy_session()
+                    .unwrap_or_else(|| session.clone());
+                let admitted = Admitted::of_session(session);
+                let ctx = Context::new(id.clone(), admitted, &exchange, app_state.clone());
+                if catch_panics(hook(ctx)).await.is_err() {
+                    tracing::error!("the roots/list_changed hook panicked");
+                }
+                if !exchange.connection.roots_hook.again() {
+                    break;
+                }
+            }
+        });
     }
 }

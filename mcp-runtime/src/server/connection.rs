@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
 
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, oneshot};
@@ -60,6 +60,56 @@ pub struct Connection {
     /// Signalled each time a question is asked, for a reader that must start reading again
     /// once a request waits on the client.
     asked: Notify,
+    /// Runs of the `notifications/roots/list_changed` hook.
+    pub(crate) roots_hook: Coalesced,
+}
+
+/// Runs of a hook that a client's notifications ask for: one at a time per connection, and
+/// notifications arriving during a run ask for one run more, not one each, so a client that
+/// repeats itself cannot pile up tasks (a run may wait on the client for as long as the
+/// session lasts).
+#[derive(Debug, Default)]
+pub(crate) struct Coalesced(AtomicU8);
+
+const IDLE: u8 = 0;
+const RUNNING: u8 = 1;
+const AGAIN: u8 = 2;
+
+impl Coalesced {
+    /// Whether the caller is to start a run; if one is running, it runs once more instead.
+    pub(crate) fn start(&self) -> bool {
+        let mut state = self.0.load(Ordering::Acquire);
+        loop {
+            let next = if state == IDLE { RUNNING } else { AGAIN };
+            match self
+                .0
+                .compare_exchange(state, next, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return state == IDLE,
+                Err(actual) => state = actual,
+            }
+        }
+    }
+
+    /// At the end of a run: whether to run again (something asked meanwhile).
+    pub(crate) fn again(&self) -> bool {
+        loop {
+            if self
+                .0
+                .compare_exchange(AGAIN, RUNNING, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return true;
+            }
+            if self
+                .0
+                .compare_exchange(RUNNING, IDLE, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+            {
+                return false;
+            }
+        }
+    }
 }
 
 impl Connection {
@@ -176,4 +226,20 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // Every critical section here is a single insert, remove or assignment, so a panic inside
     // one cannot leave the data half-written and a poisoned lock is still usable.
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Coalesced;
+
+    #[test]
+    fn runs_coalesce_into_one_more() {
+        let runs = Coalesced::default();
+        assert!(runs.start(), "the first asks for a run");
+        assert!(!runs.start(), "a second waits for the running one");
+        assert!(!runs.start(), "and a third joins it");
+        assert!(runs.again(), "one run more for both");
+        assert!(!runs.again(), "then none");
+        assert!(runs.start(), "idle again: a new run");
+    }
 }
