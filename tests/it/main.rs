@@ -32,4 +32,5 @@ mod python_client_interop;
 mod python_server_interop;
 mod resolve;
 mod resume_elsewhere;
+mod server_knobs;
 mod shutdown;

@@ -33,6 +33,16 @@ pub enum BuildError {
         /// The missing type.
         state: &'static str,
     },
+    /// An icon or website URL that clients cannot use.
+    #[error("the {what} `{url}` is not {expected}")]
+    InvalidUrl {
+        /// What it is for (`server icon`, `website URL`, …).
+        what: String,
+        /// The URL as given.
+        url: String,
+        /// What it must be.
+        expected: &'static str,
+    },
     /// The request-state policy is unusable.
     #[error(transparent)]
     RequestState(#[from] ConfigError),

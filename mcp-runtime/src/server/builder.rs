@@ -347,6 +347,7 @@ impl ServerBuilder {
 
     /// Checks the settings and finishes the server.
     pub fn build(mut self) -> Result<Server, BuildError> {
+        check_urls(&self.info)?;
         let state = match self.security.take() {
             Some(security) => Some(StateBoundary::new(security, &self.info.name)?),
             None => None,
@@ -407,6 +408,44 @@ impl ServerBuilder {
         let capabilities = self.capabilities();
         Ok(Server::from_builder(self, capabilities, state))
     }
+}
+
+/// The server's icons and website: clients show them, so a URL they cannot fetch is a mistake
+/// better found at startup.
+fn check_urls(info: &Implementation) -> Result<(), BuildError> {
+    for icon in info.icons.iter().flatten() {
+        check_icon_src(&icon.src, "server icon")?;
+    }
+    if let Some(url) = &info.website_url {
+        if !is_web_url(url) {
+            return Err(BuildError::InvalidUrl {
+                what: "website URL".to_owned(),
+                url: url.clone(),
+                expected: "an `https:` or `http:` URL",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An icon's `src`: the spec allows an HTTP(S) URL or a `data:` URI.
+pub(crate) fn check_icon_src(src: &str, what: &str) -> Result<(), BuildError> {
+    if is_web_url(src) || (src.starts_with("data:") && src.contains(',')) {
+        return Ok(());
+    }
+    Err(BuildError::InvalidUrl {
+        what: what.to_owned(),
+        url: src.to_owned(),
+        expected: "an `https:` or `http:` URL or a `data:` URI",
+    })
+}
+
+fn is_web_url(url: &str) -> bool {
+    ["https://", "http://"].iter().any(|scheme| {
+        url.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+            && url.len() > scheme.len()
+    })
 }
 
 /// The handler that serves `items` page by page.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 #[cfg(feature = "http")]
 use std::time::Duration;
 
-use crate::protocol::{CacheHint, CompleteParams, CompleteResult, Implementation, McpError};
+use crate::protocol::{CacheHint, CompleteParams, CompleteResult, Icon, Implementation, McpError};
 use crate::state::RequestStateSecurity;
 
 use super::prompts::PromptEntry;
@@ -55,6 +55,60 @@ impl McpServer {
     /// The version it reports.
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.builder.info.version = version.into();
+        self
+    }
+
+    /// A display name, shown by clients instead of the programmatic name.
+    ///
+    /// The title, [`description`](Self::description), [`icons`](Self::icons) and
+    /// [`website_url`](Self::website_url) describe the server in `initialize`'s `serverInfo`
+    /// (2025-11-25) and in every result's `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (2026-07-28, `server/discover` included).
+    ///
+    /// ```
+    /// use mcp::protocol::{Icon, IconTheme};
+    /// use mcp::server::McpServer;
+    ///
+    /// let server = McpServer::new("provisioner")
+    ///     .version("2.1.0")
+    ///     .title("Database Provisioner")
+    ///     .description("Creates and sizes databases.")
+    ///     .icons([
+    ///         Icon::new("https://example.com/db.svg").with_mime_type("image/svg+xml").with_sizes(["any"]),
+    ///         Icon::new("https://example.com/db-dark.png").with_theme(IconTheme::Dark),
+    ///     ])
+    ///     .website_url("https://example.com/provisioner")
+    ///     .build()?;
+    /// assert_eq!(server.info().title.as_deref(), Some("Database Provisioner"));
+    /// assert_eq!(server.info().icons.as_ref().map(Vec::len), Some(2));
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.builder.info.title = Some(title.into());
+        self
+    }
+
+    /// What the server does, for people (the model's guidance is
+    /// [`instructions`](Self::instructions)).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.builder.info.description = Some(description.into());
+        self
+    }
+
+    /// Icons clients may show for the server (added to any given before). Each `src` is an
+    /// `https:`/`http:` URL or a `data:` URI; [`build`](Self::build) refuses any other.
+    pub fn icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
+        self.builder
+            .info
+            .icons
+            .get_or_insert_with(Vec::new)
+            .extend(icons);
+        self
+    }
+
+    /// The server's website (an `https:` or `http:` URL, checked by [`build`](Self::build)).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.builder.info.website_url = Some(url.into());
         self
     }
 

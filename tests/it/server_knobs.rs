@@ -1,0 +1,153 @@
+//! The knobs of `McpServer` and the macros that describe a server and its items to clients,
+//! read on the raw wire of both revisions: the server's title, icons and website; items'
+//! icons, `_meta`, titles and annotations; cache hints; per-argument completion.
+
+use mcp::McpServer;
+use mcp::protocol::{Icon, IconTheme};
+use mcp::transport::Duplex;
+use serde_json::{Value, json};
+
+/// One raw connection to a server, speaking one revision.
+struct Wire {
+    end: Duplex,
+    next_id: u64,
+    legacy: bool,
+}
+
+impl Wire {
+    /// A stateless 2026-07-28 client.
+    fn modern(server: McpServer) -> Self {
+        Self {
+            end: server.serve_in_memory().expect("valid server"),
+            next_id: 1,
+            legacy: false,
+        }
+    }
+
+    /// A 2025-11-25 session, initialized; also returns the `initialize` result.
+    async fn legacy(server: McpServer) -> (Self, Value) {
+        let mut wire = Self {
+            end: server.serve_in_memory().expect("valid server"),
+            next_id: 1,
+            legacy: true,
+        };
+        let init = wire
+            .send_raw(
+                "initialize",
+                json!({
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "old", "version": "1"}}),
+            )
+            .await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        wire.end
+            .outgoing
+            .send(initialized.to_string())
+            .await
+            .expect("send");
+        (wire, init)
+    }
+
+    async fn send_raw(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.end
+            .outgoing
+            .send(request.to_string())
+            .await
+            .expect("send");
+        let line =
+            tokio::time::timeout(std::time::Duration::from_secs(5), self.end.incoming.recv())
+                .await
+                .expect("an answer in time")
+                .expect("open")
+                .expect("a frame");
+        let reply: Value = serde_json::from_str(&line).expect("JSON");
+        assert_eq!(reply["id"], id, "{reply}");
+        reply
+    }
+
+    /// The whole reply to `method` (`result` or `error`), with the revision's request `_meta`.
+    async fn reply(&mut self, method: &str, mut params: Value) -> Value {
+        if !self.legacy {
+            params["_meta"] = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            });
+        }
+        self.send_raw(method, params).await
+    }
+
+    /// The `result` of `method`; an error reply fails the test.
+    async fn result(&mut self, method: &str, params: Value) -> Value {
+        let reply = self.reply(method, params).await;
+        assert!(reply.get("error").is_none(), "{method}: {reply}");
+        reply["result"].clone()
+    }
+}
+
+fn described_server() -> McpServer {
+    McpServer::new("knobs")
+        .version("3.0.0")
+        .title("Knob Server")
+        .description("Shows every knob.")
+        .icons([
+            Icon::new("https://example.com/knob.svg")
+                .with_mime_type("image/svg+xml")
+                .with_sizes(["any"]),
+            Icon::new("data:image/png;base64,iVBORw0KGgo=").with_theme(IconTheme::Dark),
+        ])
+        .website_url("https://example.com/knobs")
+}
+
+fn described_info() -> Value {
+    json!({
+        "name": "knobs",
+        "title": "Knob Server",
+        "version": "3.0.0",
+        "description": "Shows every knob.",
+        "icons": [
+            {"src": "https://example.com/knob.svg", "mimeType": "image/svg+xml", "sizes": ["any"]},
+            {"src": "data:image/png;base64,iVBORw0KGgo=", "theme": "dark"},
+        ],
+        "websiteUrl": "https://example.com/knobs",
+    })
+}
+
+#[tokio::test]
+async fn server_discover_describes_the_server() {
+    let mut wire = Wire::modern(described_server());
+    let discovered = wire.result("server/discover", json!({})).await;
+    assert_eq!(
+        discovered["_meta"]["io.modelcontextprotocol/serverInfo"],
+        described_info()
+    );
+}
+
+#[tokio::test]
+async fn initialize_describes_the_server() {
+    let (_wire, init) = Wire::legacy(described_server()).await;
+    assert_eq!(init["result"]["serverInfo"], described_info(), "{init}");
+}
+
+#[test]
+fn unusable_icon_and_website_urls_are_refused_at_build() {
+    let icon = McpServer::new("s")
+        .icons([Icon::new("javascript:alert(1)")])
+        .build()
+        .expect_err("a javascript: icon");
+    assert_eq!(
+        icon.to_string(),
+        "the server icon `javascript:alert(1)` is not an `https:` or `http:` URL or a `data:` URI"
+    );
+    let site = McpServer::new("s")
+        .website_url("example.com")
+        .build()
+        .expect_err("a URL without a scheme");
+    assert_eq!(
+        site.to_string(),
+        "the website URL `example.com` is not an `https:` or `http:` URL"
+    );
+}
