@@ -25,8 +25,9 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// under any alias is the context, while a type of your own that happens to be called `Context`
 /// is an ordinary argument.
 ///
-/// Attribute keys: `name`, `title`, `description`, the hints `read_only`, `destructive`,
-/// `idempotent`, `open_world` (alone for `true`, or `= false`), and `crate = "path"` (below).
+/// Attribute keys: `name`, `title`, `description`, `icons = [...]` and `meta = …` (below), the
+/// hints `read_only`, `destructive`, `idempotent`, `open_world` (alone for `true`, or
+/// `= false`), and `crate = "path"` (below).
 /// Each key may be given once; an unknown key is an error listing the valid ones. Parameter keys
 /// (`#[mcp(default | default = … | rename = … | header = … | ask = … | key = …)]`) likewise; two
 /// parameters with the same name on the wire, or two Resolve parameters with the same `key`,
@@ -94,6 +95,34 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// type aliases too) are compile errors at the offending tokens. With a mistake, the function
 /// and its hidden type are still emitted, so `mcp::tools![…]` reports nothing more.
 ///
+/// # Icons and `_meta`
+///
+/// `icons = [...]` lists icons clients may show for the tool: each is its URL (`https:`,
+/// `http:` or a `data:` URI), or `icon(src = "…", mime_type = "image/…", sizes = ["48x48",
+/// "any"], theme = "light" | "dark")` to say more. A value clients could not use is a compile
+/// error at its string. `meta = expr` sets the listing's `_meta`: any expression of a JSON
+/// object (`serde_json::json!({…})` or a `serde_json::Map`), evaluated when the tool is
+/// registered; a `Value` that is not an object is refused by [`McpServer::build`]. The same
+/// keys exist on [`prompt`](macro@prompt) and [`resource`](macro@resource).
+///
+/// ```
+/// /// Deploys a service.
+/// #[mcp::tool(
+///     icons = [
+///         "https://example.com/deploy.png",
+///         icon(src = "https://example.com/deploy.svg", mime_type = "image/svg+xml", sizes = ["any"]),
+///     ],
+///     meta = serde_json::json!({"example.com/team": "platform"}),
+/// )]
+/// async fn deploy(service: String) -> String {
+///     format!("deployed {service}")
+/// }
+///
+/// let server = mcp::McpServer::new("ops").tools(mcp::tools![deploy]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
 /// # `crate = "path"`
 ///
 /// Generated code names the runtime through `::mcp::__private`. A crate that reaches `mcp`
@@ -141,9 +170,10 @@ macro_rules! tools {
 /// The prompt's name is the function's (override with `name = "…"`), its description the doc
 /// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
 /// parameter is a required argument, each `Option<String>` an optional one, described by its
-/// doc comment (`#[mcp(rename = "…")]` changes its name). A [`Context`] parameter receives the
-/// request's context, a [`State<T>`] parameter shared state. Attribute keys: `name`, `title`,
-/// `description`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
+/// doc comment (`#[mcp(rename = "…")]` changes its name, `#[mcp(title = "…")]` gives it a
+/// display name). A [`Context`] parameter receives the request's context, a [`State<T>`]
+/// parameter shared state. Attribute keys: `name`, `title`, `description`, `icons = [...]`,
+/// `meta = …`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
 ///
 /// The function returns messages (`Vec<PromptMessage>`, a `PromptMessage`, or text as one user
 /// message), a [`GetPromptResult`], or a `Result` of these: an `Err` that is `Display` answers
@@ -157,6 +187,7 @@ macro_rules! tools {
 /// #[mcp::prompt(title = "Briefing")]
 /// async fn briefing(
 ///     /// The service concerned.
+///     #[mcp(title = "Service")]
 ///     service: String,
 ///     /// Extra context, if any.
 ///     notes: Option<String>,
@@ -182,8 +213,12 @@ pub use mcp_macros::prompt;
 /// URI with `{variables}`).
 ///
 /// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…",
-/// crate = "path")]` (`crate` as on [`tool`](macro@tool); each key at most once); the
-/// name defaults to the function's, the description to its doc comment. A template's variables
+/// icons = [...], meta = …, annotations(…), size = …, crate = "path")]` (`icons`, `meta` and
+/// `crate` as on [`tool`](macro@tool); each key at most once); the name defaults to the
+/// function's, the description to its doc comment. `annotations(audience = ["user",
+/// "assistant"], priority = 0.8, last_modified = "2025-01-12T15:00:58Z")` tells clients who
+/// the contents are for, how important they are (0 to 1) and when they last changed (ISO 8601);
+/// `size = bytes` gives a static resource's size. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
 /// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
@@ -205,7 +240,12 @@ pub use mcp_macros::prompt;
 /// }
 ///
 /// /// The service's README.
-/// #[mcp::resource("docs://readme", mime_type = "text/markdown")]
+/// #[mcp::resource(
+///     "docs://readme",
+///     mime_type = "text/markdown",
+///     annotations(audience = ["user"], priority = 0.5),
+///     size = 9,
+/// )]
 /// async fn readme() -> &'static str {
 ///     "# Service"
 /// }

@@ -151,3 +151,155 @@ fn unusable_icon_and_website_urls_are_refused_at_build() {
         "the website URL `example.com` is not an `https:` or `http:` URL"
     );
 }
+
+/// Deploys a service.
+#[mcp::tool(
+    title = "Deploy",
+    icons = [
+        "https://example.com/deploy.png",
+        icon(src = "https://example.com/deploy.svg", mime_type = "image/svg+xml", sizes = ["any"], theme = "light"),
+    ],
+    meta = json!({"example.com/team": "platform"}),
+)]
+async fn deploy(service: String) -> String {
+    service
+}
+
+/// Release notes.
+#[mcp::prompt(title = "Release notes", icons = ["https://example.com/notes.png"], meta = team_meta())]
+async fn release_notes(
+    /// The version released.
+    #[mcp(title = "Version")]
+    version: String,
+    /// Extra context.
+    #[mcp(title = "Notes")]
+    notes: Option<String>,
+) -> String {
+    format!("{version} {notes:?}")
+}
+
+fn team_meta() -> serde_json::Map<String, Value> {
+    let mut meta = serde_json::Map::new();
+    meta.insert("example.com/team".into(), json!("docs"));
+    meta
+}
+
+/// The changelog.
+#[mcp::resource(
+    "docs://changelog",
+    title = "Changelog",
+    mime_type = "text/markdown",
+    icons = [icon(src = "data:image/png;base64,iVBORw0KGgo=", sizes = ["16x16", "32x32"])],
+    meta = json!({"example.com/owner": "docs"}),
+    annotations(audience = ["user", "assistant"], priority = 0.8, last_modified = "2025-01-12T15:00:58Z"),
+    size = 2048,
+)]
+async fn changelog() -> &'static str {
+    "# Changes"
+}
+
+/// One release's notes.
+#[mcp::resource(
+    "docs://releases/{version}",
+    icons = ["https://example.com/release.png"],
+    annotations(audience = ["assistant"], priority = 1),
+)]
+async fn release(version: String) -> String {
+    version
+}
+
+fn items_server() -> McpServer {
+    McpServer::new("items")
+        .tools(mcp::tools![deploy])
+        .prompts(mcp::prompts![release_notes])
+        .resources(mcp::resources![changelog, release])
+}
+
+#[tokio::test]
+async fn listings_carry_icons_meta_titles_and_annotations() {
+    for legacy in [false, true] {
+        let mut wire = if legacy {
+            Wire::legacy(items_server()).await.0
+        } else {
+            Wire::modern(items_server())
+        };
+        let tools = wire.result("tools/list", json!({})).await;
+        assert_eq!(
+            tools["tools"][0],
+            json!({
+                "name": "deploy",
+                "title": "Deploy",
+                "description": "Deploys a service.",
+                "icons": [
+                    {"src": "https://example.com/deploy.png"},
+                    {"src": "https://example.com/deploy.svg", "mimeType": "image/svg+xml",
+                        "sizes": ["any"], "theme": "light"},
+                ],
+                "inputSchema": tools["tools"][0]["inputSchema"],
+                "_meta": {"example.com/team": "platform"},
+            })
+        );
+        let prompts = wire.result("prompts/list", json!({})).await;
+        assert_eq!(
+            prompts["prompts"][0],
+            json!({
+                "name": "release_notes",
+                "title": "Release notes",
+                "description": "Release notes.",
+                "arguments": [
+                    {"name": "version", "title": "Version", "description": "The version released.",
+                        "required": true},
+                    {"name": "notes", "title": "Notes", "description": "Extra context.",
+                        "required": false},
+                ],
+                "icons": [{"src": "https://example.com/notes.png"}],
+                "_meta": {"example.com/team": "docs"},
+            })
+        );
+        let resources = wire.result("resources/list", json!({})).await;
+        assert_eq!(
+            resources["resources"][0],
+            json!({
+                "uri": "docs://changelog",
+                "name": "changelog",
+                "title": "Changelog",
+                "description": "The changelog.",
+                "mimeType": "text/markdown",
+                "annotations": {"audience": ["user", "assistant"], "priority": 0.8,
+                    "lastModified": "2025-01-12T15:00:58Z"},
+                "size": 2048,
+                "icons": [{"src": "data:image/png;base64,iVBORw0KGgo=", "sizes": ["16x16", "32x32"]}],
+                "_meta": {"example.com/owner": "docs"},
+            })
+        );
+        let templates = wire.result("resources/templates/list", json!({})).await;
+        assert_eq!(
+            templates["resourceTemplates"][0],
+            json!({
+                "uriTemplate": "docs://releases/{version}",
+                "name": "release",
+                "description": "One release's notes.",
+                "annotations": {"audience": ["assistant"], "priority": 1.0},
+                "icons": [{"src": "https://example.com/release.png"}],
+            })
+        );
+    }
+}
+
+/// A tool whose `meta` is not an object.
+#[mcp::tool(meta = json!(["not", "an", "object"]))]
+async fn misdescribed() -> String {
+    String::new()
+}
+
+#[test]
+fn a_meta_that_is_not_an_object_is_refused_at_build() {
+    let error = McpServer::new("s")
+        .tools(mcp::tools![misdescribed])
+        .build()
+        .expect_err("an array as _meta");
+    assert_eq!(
+        error.to_string(),
+        "tool `misdescribed` cannot be registered: its `meta` is an array, not a JSON object"
+    );
+}

@@ -40,13 +40,18 @@ pub struct ParamAttrs {
     pub header: Slot<LitStr>,
     pub ask: Slot<Box<Expr>>,
     pub key: Slot<LitStr>,
+    /// A prompt argument's display name.
+    pub title: Slot<LitStr>,
 }
 
 impl ParamAttrs {
     /// Whether a key that only makes sense on an argument is set: such a parameter must be an
     /// argument, whatever its type's name.
     pub fn marks_argument(&self) -> bool {
-        self.default.get().is_some() || self.rename.get().is_some() || self.header.get().is_some()
+        self.default.get().is_some()
+            || self.rename.get().is_some()
+            || self.header.get().is_some()
+            || self.title.get().is_some()
     }
 }
 
@@ -148,6 +153,9 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             } else if known("header") {
                 let lit = string(&meta)?;
                 attrs.header.set(&meta, lit, errors);
+            } else if known("title") {
+                let lit = string(&meta)?;
+                attrs.title.set(&meta, lit, errors);
             } else {
                 return Err(unknown_key(&meta, keys));
             }

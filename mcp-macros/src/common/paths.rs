@@ -52,6 +52,30 @@ impl Paths {
         quote!(#root::__private)
     }
 
+    /// [`private`](Self::private) with every token at `span`, for a call whose every part
+    /// should point at the user's expression when its argument does not fit.
+    pub fn private_at(&self, span: proc_macro2::Span) -> TokenStream {
+        fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+            tokens
+                .into_iter()
+                .map(|mut tree| {
+                    if let proc_macro2::TokenTree::Group(group) = &tree {
+                        let mut inner = proc_macro2::Group::new(
+                            group.delimiter(),
+                            respan(group.stream(), span),
+                        );
+                        inner.set_span(span);
+                        tree = proc_macro2::TokenTree::Group(inner);
+                    } else {
+                        tree.set_span(span);
+                    }
+                    tree
+                })
+                .collect()
+        }
+        respan(self.private(), span)
+    }
+
     /// The same path to schemars as a string, for `#[schemars(crate = "…")]`.
     pub fn schemars_crate(&self) -> String {
         let leading = if self.root.leading_colon.is_some() {

@@ -37,10 +37,15 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         let ty = &param.ty;
         let wire_name = param.wire_name();
         let docs = Docs::from_attrs(&param.docs).to_option_tokens();
+        let title = match param.attrs.title.get() {
+            Some(title) => quote!(::core::option::Option::Some(#title)),
+            None => quote!(::core::option::Option::None),
+        };
         let info = |required: TokenStream| {
             quote! {
                 ::core::option::Option::Some(#p::PromptArgumentInfo {
                     name: #wire_name,
+                    title: #title,
                     description: #docs,
                     required: #required,
                 })
@@ -114,6 +119,23 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             quote!(let #ident: #ty = #value?;)
         })
         .collect();
+    let icons = prompt.describe.icons_tokens(&prompt.paths);
+    let entry = prompt.describe.with_meta(
+        quote! {
+            #p::PromptEntry::new(
+                #p::PromptInfo {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    arguments: &__MCP_ARGUMENTS,
+                    icons: #icons,
+                    requires: #requires,
+                },
+                __mcp_call,
+            )
+        },
+        &prompt.paths,
+    );
     let handler = Handler {
         item,
         params: &prompt.params,
@@ -138,6 +160,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
                     &__MCP_ALL_ARGUMENTS,
                     #p::PromptArgumentInfo {
                         name: "",
+                        title: ::core::option::Option::None,
                         description: ::core::option::Option::None,
                         required: false,
                     },
@@ -147,16 +170,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             #[automatically_derived]
             impl #p::PromptDef for #ident {
                 fn entry() -> #p::PromptEntry {
-                    #p::PromptEntry::new(
-                        #p::PromptInfo {
-                            name: #name,
-                            title: #title,
-                            description: #description,
-                            arguments: &__MCP_ARGUMENTS,
-                            requires: #requires,
-                        },
-                        __mcp_call,
-                    )
+                    #entry
                 }
             }
 

@@ -43,6 +43,17 @@ pub enum BuildError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A registration the macros could not check at compile time is unusable (say, a `meta`
+    /// expression that is not a JSON object).
+    #[error("{kind} `{name}` cannot be registered: {reason}")]
+    InvalidRegistration {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name (or URI).
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The request-state policy is unusable.
     #[error(transparent)]
     RequestState(#[from] ConfigError),

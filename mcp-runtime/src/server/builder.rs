@@ -416,14 +416,14 @@ fn check_urls(info: &Implementation) -> Result<(), BuildError> {
     for icon in info.icons.iter().flatten() {
         check_icon_src(&icon.src, "server icon")?;
     }
-    if let Some(url) = &info.website_url {
-        if !is_web_url(url) {
-            return Err(BuildError::InvalidUrl {
-                what: "website URL".to_owned(),
-                url: url.clone(),
-                expected: "an `https:` or `http:` URL",
-            });
-        }
+    if let Some(url) = &info.website_url
+        && !is_web_url(url)
+    {
+        return Err(BuildError::InvalidUrl {
+            what: "website URL".to_owned(),
+            url: url.clone(),
+            expected: "an `https:` or `http:` URL",
+        });
     }
     Ok(())
 }

@@ -481,6 +481,24 @@ impl McpServer {
         unique("tool", tools.iter().map(|e| e.tool.name.as_str()))?;
         unique("prompt", prompts.iter().map(|e| e.prompt.name.as_str()))?;
         unique("resource", resources.iter().map(ResourceEntry::uri))?;
+        let invalid = tools
+            .iter()
+            .map(|e| ("tool", e.tool.name.as_str(), &e.invalid))
+            .chain(
+                prompts
+                    .iter()
+                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.invalid)),
+            )
+            .chain(resources.iter().map(|e| ("resource", e.uri(), &e.invalid)));
+        for (kind, name, invalid) in invalid {
+            if let Some(reason) = invalid {
+                return Err(BuildError::InvalidRegistration {
+                    kind,
+                    name: name.to_owned(),
+                    reason: reason.clone(),
+                });
+            }
+        }
         let needs = tools
             .iter()
             .map(|e| ("tool", e.tool.name.as_str(), &e.requires))

@@ -5,6 +5,7 @@
 //! by default.
 
 mod args;
+mod describe;
 mod guards;
 mod mcp_server;
 mod params;
@@ -25,6 +26,7 @@ pub(crate) use uri_template::UriTemplate;
 
 /// What macro-generated code names (through `crate::__private`), and nothing else does.
 pub(crate) mod macro_support {
+    pub use super::describe::{IconInfo, IntoMeta};
     pub use super::guards::{
         BoxNotSend, BoxSend, FutureMustBeSend, ResolvedPromptReturn, ResolvedResourceReturn,
         ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
@@ -35,7 +37,9 @@ pub(crate) mod macro_support {
         keep_arguments, shown_in_schema,
     };
     pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
-    pub use super::resources::{FromTemplateVar, ResourceDef, ResourceInfo, TemplateVars};
+    pub use super::resources::{
+        FromTemplateVar, ResourceAnnotationsInfo, ResourceDef, ResourceInfo, TemplateVars,
+    };
     pub use super::schema::{OutputSchema, input_schema};
     pub use super::tools::{ToolDef, ToolInfo};
     pub use super::uri_template::TemplateError;
