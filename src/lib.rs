@@ -213,12 +213,16 @@ pub use mcp_macros::prompt;
 /// URI with `{variables}`).
 ///
 /// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…",
-/// icons = [...], meta = …, annotations(…), size = …, crate = "path")]` (`icons`, `meta` and
+/// icons = [...], meta = …, annotations(…), size = …, cache(…), crate = "path")]` (`icons`, `meta` and
 /// `crate` as on [`tool`](macro@tool); each key at most once); the name defaults to the
 /// function's, the description to its doc comment. `annotations(audience = ["user",
 /// "assistant"], priority = 0.8, last_modified = "2025-01-12T15:00:58Z")` tells clients who
 /// the contents are for, how important they are (0 to 1) and when they last changed (ISO 8601);
-/// `size = bytes` gives a static resource's size. A template's variables
+/// `size = bytes` gives a static resource's size. `cache(ttl_ms = 60_000, scope = "public")`
+/// says how long clients may cache a read and who may reuse it (`scope` defaults to
+/// `"private"`, the caller's authorization only); a read whose answer is a
+/// [`ReadResourceResult`] may set its own with `with_cache_hint`, which wins. Without either, the
+/// server's [`McpServer::cache_hint`] applies. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
 /// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
@@ -243,6 +247,7 @@ pub use mcp_macros::prompt;
 /// #[mcp::resource(
 ///     "docs://readme",
 ///     mime_type = "text/markdown",
+///     cache(ttl_ms = 3_600_000, scope = "public"),
 ///     annotations(audience = ["user"], priority = 0.5),
 ///     size = 9,
 /// )]

@@ -2,9 +2,12 @@
 //! read on the raw wire of both revisions: the server's title, icons and website; items'
 //! icons, `_meta`, titles and annotations; cache hints; per-argument completion.
 
-use mcp::McpServer;
+use std::time::Duration;
+
+use mcp::protocol::{CacheHint, ResourceContents};
 use mcp::protocol::{Icon, IconTheme};
 use mcp::transport::Duplex;
+use mcp::{McpServer, ReadResourceResult};
 use serde_json::{Value, json};
 
 /// One raw connection to a server, speaking one revision.
@@ -302,4 +305,128 @@ fn a_meta_that_is_not_an_object_is_refused_at_build() {
         error.to_string(),
         "tool `misdescribed` cannot be registered: its `meta` is an array, not a JSON object"
     );
+}
+
+/// Today's menu: the same for everyone, for an hour.
+#[mcp::resource("menu://today", cache(ttl_ms = 3_600_000, scope = "public"))]
+async fn menu() -> &'static str {
+    "soup"
+}
+
+/// A guest's order: theirs only, briefly (the scope defaults to private).
+#[mcp::resource("orders://{guest}", cache(ttl_ms = 5_000))]
+async fn order(guest: String) -> String {
+    format!("{guest}: soup")
+}
+
+/// The bill: its hint depends on whether it is settled, so the answer sets its own.
+#[mcp::resource("bills://{table}", cache(ttl_ms = 1, scope = "public"))]
+async fn bill(table: String) -> ReadResourceResult {
+    let settled = table == "7";
+    let hint = match settled {
+        true => CacheHint::public(Duration::from_secs(86_400)),
+        false => CacheHint::private(Duration::ZERO),
+    };
+    ReadResourceResult::new(vec![ResourceContents::text(
+        format!("bills://{table}"),
+        "42",
+    )])
+    .with_cache_hint(hint)
+}
+
+/// The specials, with no hint of its own.
+#[mcp::resource("menu://specials")]
+async fn specials() -> &'static str {
+    "fish"
+}
+
+/// Takes an order.
+#[mcp::tool]
+async fn take_order(dish: String) -> String {
+    dish
+}
+
+/// Also takes an order.
+#[mcp::tool]
+async fn take_another(dish: String) -> String {
+    dish
+}
+
+fn cached_server() -> McpServer {
+    McpServer::new("bistro")
+        .page_size(1)
+        .cache_hint(CacheHint::private(Duration::from_millis(250)))
+        .tools_cache_hint(CacheHint::public(Duration::from_secs(60)))
+        .resources_cache_hint(CacheHint::public(Duration::from_secs(30)))
+        .discover_cache_hint(CacheHint::public(Duration::from_secs(600)))
+        .tools(mcp::tools![take_order, take_another])
+        .prompts(mcp::prompts![release_notes])
+        .resources(mcp::resources![menu, order, bill, specials])
+}
+
+fn hint(result: &Value) -> (Value, Value) {
+    (result["ttlMs"].clone(), result["cacheScope"].clone())
+}
+
+fn expect(ttl_ms: u64, scope: &str) -> (Value, Value) {
+    (json!(ttl_ms), json!(scope))
+}
+
+#[tokio::test]
+async fn each_list_and_discover_carry_their_own_cache_hint_on_every_page() {
+    let mut wire = Wire::modern(cached_server());
+    let first = wire.result("tools/list", json!({})).await;
+    let cursor = first["nextCursor"].clone();
+    assert!(cursor.is_string(), "two tools, one per page: {first}");
+    let second = wire.result("tools/list", json!({"cursor": cursor})).await;
+    assert_eq!(hint(&first), expect(60_000, "public"));
+    assert_eq!(hint(&second), expect(60_000, "public"));
+    let prompts = wire.result("prompts/list", json!({})).await;
+    assert_eq!(
+        hint(&prompts),
+        expect(250, "private"),
+        "the server's default"
+    );
+    let resources = wire.result("resources/list", json!({})).await;
+    assert_eq!(hint(&resources), expect(30_000, "public"));
+    let templates = wire.result("resources/templates/list", json!({})).await;
+    assert_eq!(hint(&templates), expect(30_000, "public"));
+    let discovered = wire.result("server/discover", json!({})).await;
+    assert_eq!(hint(&discovered), expect(600_000, "public"));
+}
+
+#[tokio::test]
+async fn each_read_carries_its_resource_or_its_answer_hint() {
+    let mut wire = Wire::modern(cached_server());
+    let mut read = async |uri: &str| wire.result("resources/read", json!({"uri": uri})).await;
+    assert_eq!(
+        hint(&read("menu://today").await),
+        expect(3_600_000, "public")
+    );
+    assert_eq!(hint(&read("orders://ana").await), expect(5_000, "private"));
+    assert_eq!(hint(&read("bills://7").await), expect(86_400_000, "public"));
+    assert_eq!(hint(&read("bills://3").await), expect(0, "private"));
+    assert_eq!(
+        hint(&read("menu://specials").await),
+        expect(250, "private"),
+        "the server's default"
+    );
+}
+
+#[tokio::test]
+async fn a_2025_session_gets_no_cache_hints() {
+    let (mut wire, _) = Wire::legacy(cached_server()).await;
+    for (method, params) in [
+        ("tools/list", json!({})),
+        ("resources/list", json!({})),
+        ("resources/read", json!({"uri": "menu://today"})),
+        ("resources/read", json!({"uri": "bills://7"})),
+    ] {
+        let result = wire.result(method, params).await;
+        assert_eq!(
+            hint(&result),
+            (Value::Null, Value::Null),
+            "{method}: {result}"
+        );
+    }
 }

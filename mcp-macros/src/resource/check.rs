@@ -17,6 +17,7 @@ pub fn check(resource: &ResourceFn, errors: &mut Errors) {
     check::cycles(&resource.params, &resource.plan, errors);
     resource.describe.check(errors);
     check_annotations(resource, errors);
+    check_cache(resource, errors);
     match &resource.template {
         Template::Missing => return,
         Template::Invalid(reason) => {
@@ -107,6 +108,27 @@ fn check_annotations(resource: &ResourceFn, errors: &mut Errors) {
             last_modified,
             "`last_modified` is an ISO 8601 date or date and time, e.g. \
              `\"2025-01-12T15:00:58Z\"`",
+        );
+    }
+}
+
+fn check_cache(resource: &ResourceFn, errors: &mut Errors) {
+    let Some(cache) = &resource.cache else {
+        return;
+    };
+    if cache.ttl_ms.is_none() {
+        errors.at_span(
+            cache.span,
+            "`cache(…)` needs how long a read stays fresh: `ttl_ms = 60_000`",
+        );
+    }
+    if let Some(scope) = &cache.scope
+        && !matches!(scope.value().as_str(), "public" | "private")
+    {
+        errors.at(
+            scope,
+            "a cache `scope` is `\"private\"` (the caller's authorization only, the default) \
+             or `\"public\"` (any client or shared cache)",
         );
     }
 }

@@ -5,6 +5,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 use syn::spanned::Spanned;
 
 use crate::common::params::{Param, ParamKind};
@@ -33,6 +34,17 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
     let annotations = annotations(resource);
     let size = match &resource.size {
         Some((bytes, _)) => quote!(::core::option::Option::Some(#bytes)),
+        None => quote!(::core::option::Option::None),
+    };
+    let cache = match &resource.cache {
+        Some(spec) => {
+            let ttl_ms = spec.ttl_ms.unwrap_or_default();
+            let scope = match spec.scope.as_ref().map(LitStr::value).as_deref() {
+                Some("public") => quote!(#p::CacheScope::Public),
+                _ => quote!(#p::CacheScope::Private),
+            };
+            quote!(::core::option::Option::Some(#p::CacheHint { ttl_ms: #ttl_ms, scope: #scope }))
+        }
         None => quote!(::core::option::Option::None),
     };
     let new_entry = resource.describe.with_meta(quote!(entry), &resource.paths);
@@ -143,6 +155,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
                         annotations: #annotations,
                         size: #size,
                         icons: #icons,
+                        cache: #cache,
                         requires: #requires,
                     };
                     // The macro checked the template against the same grammar.

@@ -27,6 +27,8 @@ pub struct ResourceFn {
     pub annotations: Option<AnnotationsSpec>,
     /// `size = …` in bytes, and where it is written.
     pub size: Option<(u64, LitInt)>,
+    /// `cache(ttl_ms = …, scope = "…")`.
+    pub cache: Option<CacheSpec>,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,
@@ -41,6 +43,14 @@ pub struct AnnotationsSpec {
     /// The value and where it is written.
     pub priority: Option<(f64, Span)>,
     pub last_modified: Option<LitStr>,
+}
+
+/// `cache(ttl_ms = …, scope = "public" | "private")`, as written.
+pub struct CacheSpec {
+    /// Where `cache` is written.
+    pub span: Span,
+    pub ttl_ms: Option<u64>,
+    pub scope: Option<LitStr>,
 }
 
 /// The URI as a template.

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::{ParseStream, Parser};
+use syn::spanned::Spanned;
 use syn::{LitStr, Token};
 
 use syn::meta::ParseNestedMeta;
@@ -13,7 +14,7 @@ use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
 use crate::common::resolve::plan;
 
-use super::model::{AnnotationsSpec, ResourceFn, Template};
+use super::model::{AnnotationsSpec, CacheSpec, ResourceFn, Template};
 use super::template;
 
 const RESOURCE_KEYS: &[&str] = &[
@@ -25,8 +26,10 @@ const RESOURCE_KEYS: &[&str] = &[
     "meta",
     "annotations",
     "size",
+    "cache",
     "crate",
 ];
+const CACHE_KEYS: &[&str] = &["ttl_ms", "scope"];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority", "last_modified"];
 const PARAM_KEYS: &[&str] = &["ask", "key"];
 
@@ -39,6 +42,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
     let mut describe = Describe::default();
     let mut annotations = Slot::default();
     let mut size = Slot::default();
+    let mut cache = Slot::default();
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         let lit: LitStr = input.parse().map_err(|e| {
             syn::Error::new(
@@ -61,6 +65,9 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
             } else if meta.path.is_ident("annotations") {
                 let spec = parse_annotations(&meta, errors)?;
                 annotations.set(&meta, spec, errors);
+            } else if meta.path.is_ident("cache") {
+                let spec = parse_cache(&meta, errors)?;
+                cache.set(&meta, spec, errors);
             } else if meta.path.is_ident("size") {
                 let lit: LitInt = meta.value()?.parse()?;
                 let bytes = lit.base10_parse::<u64>().map_err(|_| {
@@ -100,6 +107,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
         describe,
         annotations: annotations.into_inner(),
         size: size.into_inner(),
+        cache: cache.into_inner(),
         uri,
         template,
         plan: plan(&params),
@@ -147,5 +155,35 @@ fn parse_annotations(
         audience: audience.into_inner(),
         priority: priority.into_inner(),
         last_modified: last_modified.into_inner(),
+    })
+}
+
+/// `cache(ttl_ms = 60_000, scope = "public")`.
+fn parse_cache(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<CacheSpec> {
+    let mut ttl_ms = Slot::default();
+    let mut scope = Slot::default();
+    meta.parse_nested_meta(|inner| {
+        if inner.path.is_ident("ttl_ms") {
+            let lit: LitInt = inner.value()?.parse()?;
+            let value = lit.base10_parse::<u64>().map_err(|_| {
+                syn::Error::new(
+                    lit.span(),
+                    "expected how long clients may cache a read, in milliseconds, e.g. \
+                     `ttl_ms = 60_000`",
+                )
+            })?;
+            ttl_ms.set(&inner, value, errors);
+        } else if inner.path.is_ident("scope") {
+            let lit = string(&inner)?;
+            scope.set(&inner, lit, errors);
+        } else {
+            return Err(unknown_key(&inner, CACHE_KEYS));
+        }
+        Ok(())
+    })?;
+    Ok(CacheSpec {
+        span: meta.path.span(),
+        ttl_ms: ttl_ms.into_inner(),
+        scope: scope.into_inner(),
     })
 }

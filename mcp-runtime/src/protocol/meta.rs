@@ -209,6 +209,38 @@ pub struct CacheHint {
     pub scope: CacheScope,
 }
 
+impl CacheHint {
+    /// Fresh for `ttl` (whole milliseconds), and any client or shared cache may reuse it: for
+    /// answers that hold nothing particular to the caller.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::{CacheHint, CacheScope};
+    ///
+    /// let hint = CacheHint::public(Duration::from_secs(60));
+    /// assert_eq!((hint.ttl_ms, hint.scope), (60_000, CacheScope::Public));
+    /// ```
+    pub fn public(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl_ms: millis(ttl),
+            scope: CacheScope::Public,
+        }
+    }
+
+    /// Fresh for `ttl` (whole milliseconds), reusable only within the same authorization
+    /// context (the same access token, say).
+    pub fn private(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl_ms: millis(ttl),
+            scope: CacheScope::Private,
+        }
+    }
+}
+
+fn millis(ttl: std::time::Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)
+}
+
 impl Default for CacheHint {
     /// Immediately stale and private: always safe.
     fn default() -> Self {

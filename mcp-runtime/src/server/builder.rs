@@ -68,6 +68,7 @@ pub struct ServerBuilder {
     pub(crate) handlers: Handlers,
     listings: Listings,
     pub(crate) cache: CacheHint,
+    pub(crate) cache_hints: CacheHints,
     page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_requests_in_flight: usize,
@@ -77,6 +78,15 @@ pub struct ServerBuilder {
     pub(crate) app_state: AppState,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
+}
+
+/// Cache hints of particular answers, where they differ from the server's default.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CacheHints {
+    pub tools: Option<CacheHint>,
+    pub prompts: Option<CacheHint>,
+    pub resources: Option<CacheHint>,
+    pub discover: Option<CacheHint>,
 }
 
 /// Fixed listings, paginated by the handlers [`ServerBuilder::build`] makes of them.
@@ -96,6 +106,7 @@ impl ServerBuilder {
             handlers: Handlers::default(),
             listings: Listings::default(),
             cache: CacheHint::default(),
+            cache_hints: CacheHints::default(),
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
@@ -117,6 +128,33 @@ impl ServerBuilder {
     /// Cache hints for list results and reads that set none themselves (default: 0 ms, private).
     pub fn cache_hint(mut self, hint: CacheHint) -> Self {
         self.cache = hint;
+        self
+    }
+
+    /// Cache hints for every page of `tools/list` served from [`list_tools`](Self::list_tools)
+    /// (default: [`cache_hint`](Self::cache_hint)).
+    pub fn tools_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.tools = Some(hint);
+        self
+    }
+
+    /// Cache hints for every page of `prompts/list` served from
+    /// [`list_prompts`](Self::list_prompts) (default: [`cache_hint`](Self::cache_hint)).
+    pub fn prompts_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.prompts = Some(hint);
+        self
+    }
+
+    /// Cache hints for every page of `resources/list` and `resources/templates/list` served
+    /// from the fixed listings (default: [`cache_hint`](Self::cache_hint)).
+    pub fn resources_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.resources = Some(hint);
+        self
+    }
+
+    /// Cache hints for `server/discover` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn discover_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.discover = Some(hint);
         self
     }
 
@@ -353,6 +391,7 @@ impl ServerBuilder {
             None => None,
         };
         let page_size = self.page_size;
+        let hints = self.cache_hints;
         let listings = std::mem::take(&mut self.listings);
         // A listing handler of the application's may name any URI.
         let listed_by_handler = self.handlers.list_resources.is_some()
@@ -364,32 +403,43 @@ impl ServerBuilder {
             );
         }
         if let Some(tools) = listings.tools {
-            self.handlers.list_tools =
-                Some(fixed_listing(tools, page_size, |tools, next_cursor| {
-                    ListToolsResult {
-                        tools,
-                        next_cursor,
-                        ..ListToolsResult::default()
-                    }
-                }));
+            self.handlers.list_tools = Some(fixed_listing(
+                tools,
+                page_size,
+                hints.tools,
+                |tools, next_cursor, hint| ListToolsResult {
+                    tools,
+                    next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
+                    ..ListToolsResult::default()
+                },
+            ));
         }
         if let Some(prompts) = listings.prompts {
-            self.handlers.list_prompts =
-                Some(fixed_listing(prompts, page_size, |prompts, next_cursor| {
-                    ListPromptsResult {
-                        prompts,
-                        next_cursor,
-                        ..ListPromptsResult::default()
-                    }
-                }));
+            self.handlers.list_prompts = Some(fixed_listing(
+                prompts,
+                page_size,
+                hints.prompts,
+                |prompts, next_cursor, hint| ListPromptsResult {
+                    prompts,
+                    next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
+                    ..ListPromptsResult::default()
+                },
+            ));
         }
         if let Some(resources) = listings.resources {
             self.handlers.list_resources = Some(fixed_listing(
                 resources,
                 page_size,
-                |resources, next_cursor| ListResourcesResult {
+                hints.resources,
+                |resources, next_cursor, hint| ListResourcesResult {
                     resources,
                     next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
                     ..ListResourcesResult::default()
                 },
             ));
@@ -398,9 +448,12 @@ impl ServerBuilder {
             self.handlers.list_resource_templates = Some(fixed_listing(
                 templates,
                 page_size,
-                |resource_templates, next_cursor| ListResourceTemplatesResult {
+                hints.resources,
+                |resource_templates, next_cursor, hint| ListResourceTemplatesResult {
                     resource_templates,
                     next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
                     ..ListResourceTemplatesResult::default()
                 },
             ));
@@ -429,7 +482,7 @@ fn check_urls(info: &Implementation) -> Result<(), BuildError> {
 }
 
 /// An icon's `src`: the spec allows an HTTP(S) URL or a `data:` URI.
-pub(crate) fn check_icon_src(src: &str, what: &str) -> Result<(), BuildError> {
+fn check_icon_src(src: &str, what: &str) -> Result<(), BuildError> {
     if is_web_url(src) || (src.starts_with("data:") && src.contains(',')) {
         return Ok(());
     }
@@ -448,11 +501,13 @@ fn is_web_url(url: &str) -> bool {
     })
 }
 
-/// The handler that serves `items` page by page.
+/// The handler that serves `items` page by page, each page with the same cache hint (the spec
+/// asks one `cacheScope` for every page of a list).
 fn fixed_listing<T, R>(
     items: Vec<T>,
     page_size: usize,
-    page: fn(Vec<T>, Option<String>) -> R,
+    hint: Option<CacheHint>,
+    page: fn(Vec<T>, Option<String>, Option<CacheHint>) -> R,
 ) -> Handler<PaginatedParams, R>
 where
     T: Clone + Send + Sync + 'static,
@@ -461,7 +516,7 @@ where
     let items: Arc<[T]> = items.into();
     erase(move |_, params: PaginatedParams| {
         let result = paginate(&items, params.cursor.as_deref(), page_size)
-            .map(|(items, next)| page(items.to_vec(), next));
+            .map(|(items, next)| page(items.to_vec(), next, hint));
         async move { result }
     })
 }

@@ -43,7 +43,7 @@ pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};
 
-use crate::protocol::{Generation, Implementation, ResultFields, ServerCapabilities};
+use crate::protocol::{CacheHint, Generation, Implementation, ResultFields, ServerCapabilities};
 use crate::state::StateBoundary;
 use builder::Handlers;
 use subscriptions::ResourceExists;
@@ -67,6 +67,8 @@ struct Inner {
     app_state: Arc<AppState>,
     #[cfg(feature = "http")]
     http: HttpSettings,
+    /// `server/discover`'s own cache hint, if it has one.
+    discover_cache: Option<CacheHint>,
     /// What results on each wire are filled in with.
     on_2026: ResultFields,
     on_2025: ResultFields,
@@ -104,6 +106,7 @@ impl Server {
                 app_state: Arc::new(b.app_state),
                 #[cfg(feature = "http")]
                 http: b.http,
+                discover_cache: b.cache_hints.discover,
                 on_2026,
                 on_2025,
             }),

@@ -19,7 +19,7 @@ async fn greet(#[mcp(title = "Name", rename = "who")] name: String) -> String {
 }
 
 /// A page.
-#[mcp::resource("docs://{page}", icons = ["http://example.com/p.png"], annotations(audience = ["assistant"]))]
+#[mcp::resource("docs://{page}", icons = ["http://example.com/p.png"], annotations(audience = ["assistant"]), cache(ttl_ms = 0))]
 async fn page(page: String) -> String {
     page
 }
@@ -27,6 +27,7 @@ async fn page(page: String) -> String {
 /// The readme.
 #[mcp::resource(
     "docs://readme",
+    cache(ttl_ms = 60_000, scope = "public"),
     annotations(priority = 0, last_modified = "2025-01-12"),
     size = 0,
     meta = json!({}),

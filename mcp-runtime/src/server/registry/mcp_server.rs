@@ -198,10 +198,58 @@ impl McpServer {
         self
     }
 
-    /// Cache hints for list results and reads that set none themselves (default: 0 ms,
-    /// private).
+    /// Cache hints (`ttlMs`, `cacheScope`, on 2026-07-28) for every cacheable answer that
+    /// sets none itself: the lists, `resources/read` and `server/discover` (default: 0 ms,
+    /// private, i.e. always fetch again).
+    ///
+    /// The lists' own hints override it ([`tools_cache_hint`](Self::tools_cache_hint) and
+    /// friends), as does a resource's `cache(…)` key on `#[mcp::resource]`, and a read's own
+    /// answer ([`ReadResourceResult::with_cache_hint`](crate::protocol::ReadResourceResult::with_cache_hint))
+    /// overrides both. A `public` hint lets shared caches serve the answer to other callers:
+    /// keep `private` for anything that depends on who asks.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::CacheHint;
+    /// use mcp::server::McpServer;
+    ///
+    /// let server = McpServer::new("catalog")
+    ///     .cache_hint(CacheHint::private(Duration::from_secs(5)))
+    ///     .tools_cache_hint(CacheHint::public(Duration::from_secs(3600)))
+    ///     .discover_cache_hint(CacheHint::public(Duration::from_secs(86_400)))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
     pub fn cache_hint(mut self, hint: CacheHint) -> Self {
         self.builder = self.builder.cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `tools/list` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn tools_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.tools_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `prompts/list` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn prompts_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.prompts_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `resources/list` and `resources/templates/list`
+    /// (default: [`cache_hint`](Self::cache_hint)). A read's hint is the resource's own
+    /// (`cache(…)` on `#[mcp::resource]`).
+    pub fn resources_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.resources_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for `server/discover` (default: [`cache_hint`](Self::cache_hint)): what it
+    /// says changes only with a deployment, so a long public hint is usually right.
+    pub fn discover_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.discover_cache_hint(hint);
         self
     }
 

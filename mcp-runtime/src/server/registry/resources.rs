@@ -9,9 +9,9 @@ use base64::engine::general_purpose::STANDARD;
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
-    Annotations, BlobResourceContents, InputRequiredResult, JsonObject, McpError, Outcome,
-    ReadResourceParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
-    TextResourceContents,
+    Annotations, BlobResourceContents, CacheHint, InputRequiredResult, JsonObject, McpError,
+    Outcome, ReadResourceParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    Role, TextResourceContents,
 };
 use crate::server::{Context, StateKey};
 
@@ -47,6 +47,8 @@ pub struct ResourceInfo {
     pub size: Option<u64>,
     /// Icons for display.
     pub icons: &'static [IconInfo],
+    /// Cache hints of its reads, unless a read's answer sets its own.
+    pub cache: Option<CacheHint>,
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
 }
@@ -78,6 +80,7 @@ pub struct ResourceEntry {
     pub(crate) listing: Listing,
     pub(crate) template: UriTemplate,
     pub(crate) call: ResourceCall,
+    pub(crate) cache: Option<CacheHint>,
     pub(crate) requires: Vec<StateKey>,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
@@ -125,6 +128,7 @@ impl ResourceEntry {
             listing,
             template,
             call,
+            cache: info.cache,
             requires: info.requires.iter().map(|key| key()).collect(),
             invalid: None,
         })
