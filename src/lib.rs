@@ -225,9 +225,9 @@ pub use mcp_macros::prompt;
 /// server's [`McpServer::cache_hint`] applies. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
-/// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
-/// `Result<T, InputRequiredResult>`; a static resource may do neither (a compile error). Either
-/// may take [`State<T>`].
+/// `{+var}` may span `/`. Either kind may take a [`Context`] (who asks, logging, cancellation)
+/// and [`State<T>`]. Templates may also ask the client, with Resolve parameters or
+/// `Result<T, InputRequiredResult>`; a static resource may not (a compile error).
 ///
 /// The function returns text, bytes (`Vec<u8>`, sent base64), [`ResourceContents`],
 /// [`ReadResourceResult`], or a `Result` of these whose `Err` is `Display` (`-32603` naming the

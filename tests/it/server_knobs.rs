@@ -60,15 +60,19 @@ impl Wire {
             .send(request.to_string())
             .await
             .expect("send");
-        let line =
-            tokio::time::timeout(std::time::Duration::from_secs(5), self.end.incoming.recv())
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(5), self.end.incoming.recv())
                 .await
                 .expect("an answer in time")
                 .expect("open")
                 .expect("a frame");
-        let reply: Value = serde_json::from_str(&line).expect("JSON");
-        assert_eq!(reply["id"], id, "{reply}");
-        reply
+            let reply: Value = serde_json::from_str(&line).expect("JSON");
+            // Notifications (a log message, say) may come first.
+            if reply.get("id").is_some() {
+                assert_eq!(reply["id"], id, "{reply}");
+                return reply;
+            }
+        }
     }
 
     /// The whole reply to `method` (`result` or `error`), with the revision's request `_meta`.
@@ -429,4 +433,45 @@ async fn a_2025_session_gets_no_cache_hints() {
             "{method}: {result}"
         );
     }
+}
+
+/// Who is reading, and on which revision: a static resource with the request context.
+#[mcp::resource("whoami://reader")]
+async fn whoami(ctx: mcp::Context) -> String {
+    ctx.log(mcp::protocol::LoggingLevel::Info, None, "whoami read")
+        .await;
+    let client = ctx
+        .client_info()
+        .map_or("unknown", |info| info.name.as_str());
+    format!(
+        "{client} on {} (cancelled: {})",
+        ctx.protocol_version(),
+        ctx.is_cancelled()
+    )
+}
+
+#[tokio::test]
+async fn a_static_resource_takes_the_request_context() {
+    let server = || McpServer::new("who").resources(mcp::resources![whoami]);
+    let mut wire = Wire::modern(server());
+    let listed = wire.result("resources/list", json!({})).await;
+    assert_eq!(
+        listed["resources"][0]["uri"], "whoami://reader",
+        "static: {listed}"
+    );
+    let read = wire
+        .result("resources/read", json!({"uri": "whoami://reader"}))
+        .await;
+    assert_eq!(
+        read["contents"][0]["text"],
+        "raw on 2026-07-28 (cancelled: false)"
+    );
+    let (mut wire, _) = Wire::legacy(server()).await;
+    let read = wire
+        .result("resources/read", json!({"uri": "whoami://reader"}))
+        .await;
+    assert_eq!(
+        read["contents"][0]["text"],
+        "old on 2025-11-25 (cancelled: false)"
+    );
 }

@@ -1,7 +1,6 @@
 //! The rules a resource function follows: a static URI never asks; a template's variables each
-//! have the parameter of the same name. What a parameter that is no variable may be (shared
-//! state; also the request context on a template) is its type's trait's business, in the
-//! generated code.
+//! have the parameter of the same name. What a parameter that is no variable may be (the
+//! request context or shared state) is its type's trait's business, in the generated code.
 
 use crate::common::check;
 use crate::common::errors::Errors;
