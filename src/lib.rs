@@ -171,7 +171,8 @@ macro_rules! tools {
 /// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
 /// parameter is a required argument, each `Option<String>` an optional one, described by its
 /// doc comment (`#[mcp(rename = "…")]` changes its name, `#[mcp(title = "…")]` gives it a
-/// display name). A [`Context`] parameter receives the request's context, a [`State<T>`]
+/// display name, `#[mcp(complete = f)]` names the function that answers `completion/complete`
+/// for it, below). A [`Context`] parameter receives the request's context, a [`State<T>`]
 /// parameter shared state. Attribute keys: `name`, `title`, `description`, `icons = [...]`,
 /// `meta = …`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
 ///
@@ -200,6 +201,37 @@ macro_rules! tools {
 /// # Ok::<(), mcp::BuildError>(())
 /// ```
 ///
+/// # Completion
+///
+/// `#[mcp(complete = f)]` on an argument (or, on [`resource`](macro@resource), a template
+/// variable) makes `f` suggest its values: `async fn f(value: String) -> Vec<String>`, or
+/// `async fn f(value: String, request: mcp::server::CompletionRequest) -> …` to also see the
+/// request's context and the other arguments given so far; it may return a
+/// [`CompleteResult`](protocol::CompleteResult), or a `Result` of either whose error is
+/// `Display` (`-32603` naming the argument). A function of another shape is a compile error at
+/// `complete = …`. The server then declares the `completions` capability, and
+/// [`McpServer::on_complete`] answers whatever no argument claims.
+///
+/// ```
+/// async fn services(prefix: String) -> Vec<String> {
+///     ["billing", "orders", "search"]
+///         .iter()
+///         .filter(|s| s.starts_with(&prefix))
+///         .map(|s| s.to_string())
+///         .collect()
+/// }
+///
+/// /// A briefing on one service.
+/// #[mcp::prompt]
+/// async fn status(#[mcp(complete = services)] service: String) -> String {
+///     format!("How is {service} doing?")
+/// }
+///
+/// let server = mcp::McpServer::new("ops").prompts(mcp::prompts![status]).build()?;
+/// assert!(server.capabilities().completions.is_some());
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
 /// # What this expands to
 ///
 /// The function as written (doc comments and `#[mcp]` attributes on parameters removed), a
@@ -225,7 +257,8 @@ pub use mcp_macros::prompt;
 /// server's [`McpServer::cache_hint`] applies. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
-/// `{+var}` may span `/`. Either kind may take a [`Context`] (who asks, logging, cancellation)
+/// `{+var}` may span `/`; `#[mcp(complete = f)]` on a variable's parameter suggests its values,
+/// as on a [`prompt`](macro@prompt)'s argument. Either kind may take a [`Context`] (who asks, logging, cancellation)
 /// and [`State<T>`]. Templates may also ask the client, with Resolve parameters or
 /// `Result<T, InputRequiredResult>`; a static resource may not (a compile error).
 ///

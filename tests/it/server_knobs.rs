@@ -475,3 +475,150 @@ async fn a_static_resource_takes_the_request_context() {
         "old on 2025-11-25 (cancelled: false)"
     );
 }
+
+const CITIES: [(&str, &str); 4] = [
+    ("PT", "Lisbon"),
+    ("PT", "Porto"),
+    ("FR", "Paris"),
+    ("FR", "Lyon"),
+];
+
+async fn countries(prefix: String) -> Vec<String> {
+    ["PT", "FR"]
+        .iter()
+        .filter(|c| c.starts_with(&prefix.to_uppercase()))
+        .map(|c| (*c).to_owned())
+        .collect()
+}
+
+/// Cities of the country given before: the other arguments come with the request.
+async fn cities(prefix: String, request: mcp::server::CompletionRequest) -> Vec<String> {
+    let country = request.argument("country").unwrap_or("PT");
+    CITIES
+        .iter()
+        .filter(|(c, city)| *c == country && city.starts_with(&prefix))
+        .map(|(_, city)| (*city).to_owned())
+        .collect()
+}
+
+async fn seasons(prefix: String) -> Result<Vec<String>, String> {
+    match prefix.as_str() {
+        "?" => Err("the season list is down".into()),
+        _ => Ok(vec!["summer".into(), "winter".into()]),
+    }
+}
+
+/// Plans a trip.
+#[mcp::prompt]
+async fn trip(
+    #[mcp(complete = countries)] country: String,
+    #[mcp(complete = cities)] city: String,
+    #[mcp(complete = seasons)] season: Option<String>,
+    notes: Option<String>,
+) -> String {
+    format!("{city}, {country}, {season:?} {notes:?}")
+}
+
+/// A city's guide.
+#[mcp::resource("guides://{country}/{city}")]
+async fn guide(
+    #[mcp(complete = countries)] country: String,
+    #[mcp(complete = cities)] city: String,
+) -> String {
+    format!("{city}, {country}")
+}
+
+fn completing_server(fallback: bool) -> McpServer {
+    let server = McpServer::new("travel")
+        .prompts(mcp::prompts![trip, release_notes])
+        .resources(mcp::resources![guide, changelog]);
+    match fallback {
+        true => server.on_complete(|_ctx, params| async move {
+            Ok(mcp::protocol::CompleteResult::values(vec![format!(
+                "fallback for {}",
+                params.argument.name
+            )]))
+        }),
+        false => server,
+    }
+}
+
+fn prompt_ref(argument: &str, value: &str, others: Value) -> Value {
+    json!({"ref": {"type": "ref/prompt", "name": "trip"},
+        "argument": {"name": argument, "value": value},
+        "context": {"arguments": others}})
+}
+
+fn values(result: &Value) -> Value {
+    result["completion"]["values"].clone()
+}
+
+#[tokio::test]
+async fn each_argument_completes_with_its_own_function_on_both_revisions() {
+    for legacy in [false, true] {
+        let mut wire = if legacy {
+            Wire::legacy(completing_server(false)).await.0
+        } else {
+            Wire::modern(completing_server(false))
+        };
+        let mut complete = async |params: Value| wire.reply("completion/complete", params).await;
+        let reply = complete(prompt_ref("country", "p", json!({}))).await;
+        assert_eq!(values(&reply["result"]), json!(["PT"]), "{reply}");
+        let reply = complete(prompt_ref("city", "L", json!({"country": "FR"}))).await;
+        assert_eq!(values(&reply["result"]), json!(["Lyon"]), "{reply}");
+        let reply = complete(prompt_ref("city", "", json!({}))).await;
+        assert_eq!(values(&reply["result"]), json!(["Lisbon", "Porto"]));
+        let template = json!({"ref": {"type": "ref/resource", "uri": "guides://{country}/{city}"},
+            "argument": {"name": "city", "value": "P"}, "context": {"arguments": {"country": "FR"}}});
+        let reply = complete(template).await;
+        assert_eq!(values(&reply["result"]), json!(["Paris"]), "{reply}");
+        // An argument without a function of its own, on a prompt the server has: no suggestions.
+        let reply = complete(prompt_ref("notes", "x", json!({}))).await;
+        assert_eq!(values(&reply["result"]), json!([]), "{reply}");
+        // A failing function is the request's error, naming the argument.
+        let reply = complete(prompt_ref("season", "?", json!({}))).await;
+        assert_eq!(reply["error"]["code"], -32603, "{reply}");
+        assert_eq!(
+            reply["error"]["message"],
+            "Error completing `season`: the season list is down"
+        );
+        let unknown = json!({"ref": {"type": "ref/prompt", "name": "nope"},
+            "argument": {"name": "x", "value": ""}});
+        let reply = complete(unknown).await;
+        assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    }
+}
+
+#[tokio::test]
+async fn the_servers_on_complete_answers_what_no_argument_claims() {
+    let mut wire = Wire::modern(completing_server(true));
+    let discovered = wire.result("server/discover", json!({})).await;
+    assert_eq!(discovered["capabilities"]["completions"], json!({}));
+    let claimed = wire
+        .result("completion/complete", prompt_ref("country", "F", json!({})))
+        .await;
+    assert_eq!(values(&claimed), json!(["FR"]));
+    let unclaimed = wire
+        .result("completion/complete", prompt_ref("notes", "", json!({})))
+        .await;
+    assert_eq!(values(&unclaimed), json!(["fallback for notes"]));
+    let other = json!({"ref": {"type": "ref/prompt", "name": "release_notes"},
+        "argument": {"name": "version", "value": ""}});
+    let other = wire.result("completion/complete", other).await;
+    assert_eq!(values(&other), json!(["fallback for version"]));
+}
+
+#[tokio::test]
+async fn completion_is_advertised_only_when_something_completes() {
+    let (_, init) = Wire::legacy(completing_server(false)).await;
+    assert_eq!(
+        init["result"]["capabilities"]["completions"],
+        json!({}),
+        "{init}"
+    );
+    let (_, init) = Wire::legacy(items_server()).await;
+    assert!(
+        init["result"]["capabilities"].get("completions").is_none(),
+        "{init}"
+    );
+}

@@ -91,6 +91,12 @@ fn resolve_param(param: &Param, kind: ResolveKind, errors: &mut Errors) {
             "`title` belongs on an argument, not a Resolve parameter",
         );
     }
+    if let Some(complete) = attrs.complete.get() {
+        errors.at(
+            complete,
+            "`complete` belongs on an argument, not a Resolve parameter",
+        );
+    }
     match kind {
         ResolveKind::Sample if attrs.ask.get().is_none() => errors.at(
             &param.ty,

@@ -42,6 +42,8 @@ pub struct ParamAttrs {
     pub key: Slot<LitStr>,
     /// A prompt argument's display name.
     pub title: Slot<LitStr>,
+    /// The function completing a prompt argument or template variable.
+    pub complete: Slot<Box<Expr>>,
 }
 
 impl ParamAttrs {
@@ -52,6 +54,7 @@ impl ParamAttrs {
             || self.rename.get().is_some()
             || self.header.get().is_some()
             || self.title.get().is_some()
+            || self.complete.get().is_some()
     }
 }
 
@@ -153,6 +156,9 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             } else if known("header") {
                 let lit = string(&meta)?;
                 attrs.header.set(&meta, lit, errors);
+            } else if known("complete") {
+                let expr = Box::new(meta.value()?.parse::<Expr>()?);
+                attrs.complete.set(&meta, expr, errors);
             } else if known("title") {
                 let lit = string(&meta)?;
                 attrs.title.set(&meta, lit, errors);

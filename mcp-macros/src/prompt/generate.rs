@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use crate::common::docs::Docs;
 use crate::common::params::{Param, ParamKind};
 use crate::common::registration::{
-    self, Handler, PROMPT, Round, state_requirements, through_trait,
+    self, Handler, PROMPT, Round, completions, state_requirements, through_trait,
 };
 use crate::common::resolve::resolution;
 
@@ -120,6 +120,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         })
         .collect();
     let icons = prompt.describe.icons_tokens(&prompt.paths);
+    let (completers, completions) = completions(&prompt.params, &prompt.paths);
     let entry = prompt.describe.with_meta(
         quote! {
             #p::PromptEntry::new(
@@ -129,6 +130,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
                     description: #description,
                     arguments: &__MCP_ARGUMENTS,
                     icons: #icons,
+                    completions: #completions,
                     requires: #requires,
                 },
                 __mcp_call,
@@ -166,6 +168,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
                     },
                 );
             #state_items
+            #completers
 
             #[automatically_derived]
             impl #p::PromptDef for #ident {

@@ -12,7 +12,7 @@ use crate::common::resolve::plan;
 use super::model::PromptFn;
 
 const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icons", "meta", "crate"];
-const PARAM_KEYS: &[&str] = &["rename", "title", "ask", "key"];
+const PARAM_KEYS: &[&str] = &["rename", "title", "complete", "ask", "key"];
 
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> PromptFn {
     let mut naming = Naming::default();

@@ -25,6 +25,21 @@ pub fn check(resource: &ResourceFn, errors: &mut Errors) {
         }
         Template::Variables(_) => {}
     }
+    for param in &resource.params {
+        if let Some(complete) = param.attrs.complete.get()
+            && !param.is_resolve()
+            && !resource.is_variable(param)
+        {
+            errors.at(
+                complete,
+                format!(
+                    "`complete` belongs on a template variable, and `{}` is not one of `{}`'s",
+                    param.ident,
+                    resource.uri.value()
+                ),
+            );
+        }
+    }
     if resource.is_static() {
         check_static(resource, errors);
     } else {

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 
 use crate::common::params::{Param, ParamKind};
 use crate::common::registration::{
-    self, Handler, RESOURCE, Round, state_requirements, through_trait,
+    self, Handler, RESOURCE, Round, completions, state_requirements, through_trait,
 };
 use crate::common::resolve::resolution;
 
@@ -47,6 +47,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let (completers, completions) = completions(&resource.params, &resource.paths);
     let new_entry = resource.describe.with_meta(quote!(entry), &resource.paths);
     let ret = &resource.ret;
     // The parameters the runtime fills, each through its type's trait.
@@ -142,6 +143,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         #twin
         const _: () = {
             #state_items
+            #completers
 
             #[automatically_derived]
             impl #p::ResourceDef for #ident {
@@ -156,6 +158,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
                         size: #size,
                         icons: #icons,
                         cache: #cache,
+                        completions: #completions,
                         requires: #requires,
                     };
                     // The macro checked the template against the same grammar.

@@ -31,7 +31,7 @@ const RESOURCE_KEYS: &[&str] = &[
 ];
 const CACHE_KEYS: &[&str] = &["ttl_ms", "scope"];
 const ANNOTATION_KEYS: &[&str] = &["audience", "priority", "last_modified"];
-const PARAM_KEYS: &[&str] = &["ask", "key"];
+const PARAM_KEYS: &[&str] = &["complete", "ask", "key"];
 
 /// Reads the attribute (the URI first, then keys) and the function. Without a URI the model
 /// has an empty one, marked missing, so the checks skip what depends on it.

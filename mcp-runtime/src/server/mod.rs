@@ -36,8 +36,9 @@ pub use context::Context;
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use registry::macro_support;
 pub use registry::{
-    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall,
-    PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
+    CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, ResourceCall,
+    ResourceEntry, ToolCall, ToolEntry,
 };
 pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]

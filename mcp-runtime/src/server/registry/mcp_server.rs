@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::protocol::{CacheHint, CompleteParams, CompleteResult, Icon, Implementation, McpError};
 use crate::state::RequestStateSecurity;
 
+use super::completion::{Completions, Owner, with_completions};
 use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{with_prompts, with_resources, with_tools};
@@ -160,11 +161,12 @@ impl McpServer {
         self
     }
 
-    /// Answers `completion/complete` (and declares the `completions` capability), for every
-    /// prompt argument and template variable at once.
+    /// Answers `completion/complete` (and declares the `completions` capability) for every
+    /// prompt argument and template variable that has no completion function of its own
+    /// (`#[mcp(complete = f)]` on the parameter, which is asked first).
     ///
-    /// The macros have no per-argument completion yet; this is the same handler the low-level
-    /// [`ServerBuilder::on_complete`] takes.
+    /// This is the same handler the low-level [`ServerBuilder::on_complete`] takes. Without it,
+    /// an argument without a function of its own gets no suggestions.
     ///
     /// ```
     /// use mcp::protocol::CompleteResult;
@@ -565,6 +567,10 @@ impl McpServer {
                 });
             }
         }
+        let completions = completions(&prompts, &resources);
+        if !completions.calls.is_empty() {
+            builder = with_completions(builder, completions);
+        }
         if !tools.is_empty() {
             builder = with_tools(builder, tools);
         }
@@ -576,6 +582,29 @@ impl McpServer {
         }
         builder.build()
     }
+}
+
+/// The completion functions of every prompt argument and template variable that has one.
+fn completions(prompts: &[PromptEntry], resources: &[ResourceEntry]) -> Completions {
+    let mut completions = Completions::default();
+    let owners = prompts
+        .iter()
+        .map(|e| (Owner::Prompt, e.prompt.name.as_str(), e.completions))
+        .chain(
+            resources
+                .iter()
+                .map(|e| (Owner::Resource, e.uri(), e.completions)),
+        );
+    for (owner, name, arguments) in owners {
+        completions.known.insert((owner, name.to_owned()));
+        for argument in arguments {
+            completions.calls.insert(
+                (owner, name.to_owned(), argument.argument.to_owned()),
+                argument.complete,
+            );
+        }
+    }
+    completions
 }
 
 fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {

@@ -5,6 +5,7 @@
 //! by default.
 
 mod args;
+mod completion;
 mod describe;
 mod guards;
 mod mcp_server;
@@ -17,6 +18,7 @@ mod tables;
 mod tools;
 pub(crate) mod uri_template;
 
+pub use completion::{CompleteCall, Completer, CompletionRequest, IntoCompletion};
 pub use mcp_server::McpServer;
 pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};
 pub use resources::{IntoResourceOutcome, ResourceCall, ResourceEntry};
@@ -26,6 +28,7 @@ pub(crate) use uri_template::UriTemplate;
 
 /// What macro-generated code names (through `crate::__private`), and nothing else does.
 pub(crate) mod macro_support {
+    pub use super::completion::{ArgumentCompletion, run_completer};
     pub use super::describe::{IconInfo, IntoMeta};
     pub use super::guards::{
         BoxNotSend, BoxSend, FutureMustBeSend, ResolvedPromptReturn, ResolvedResourceReturn,

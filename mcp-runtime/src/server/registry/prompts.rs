@@ -10,6 +10,7 @@ use crate::protocol::{
 };
 use crate::server::{Context, StateKey};
 
+use super::completion::ArgumentCompletion;
 use super::describe::{IconInfo, icons};
 
 /// What answers a `prompts/get` of one prompt.
@@ -42,6 +43,8 @@ pub struct PromptInfo {
     pub arguments: &'static [PromptArgumentInfo],
     /// Icons for display.
     pub icons: &'static [IconInfo],
+    /// Its arguments' own completion functions.
+    pub completions: &'static [ArgumentCompletion],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
 }
@@ -52,6 +55,7 @@ pub struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) call: PromptCall,
     pub(crate) requires: Vec<StateKey>,
+    pub(crate) completions: &'static [ArgumentCompletion],
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -82,6 +86,7 @@ impl PromptEntry {
             prompt,
             call,
             requires: info.requires.iter().map(|key| key()).collect(),
+            completions: info.completions,
             invalid: None,
         }
     }

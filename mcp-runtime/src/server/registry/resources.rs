@@ -15,6 +15,7 @@ use crate::protocol::{
 };
 use crate::server::{Context, StateKey};
 
+use super::completion::ArgumentCompletion;
 use super::describe::{IconInfo, icons};
 use super::uri_template::{TemplateError, UriTemplate};
 
@@ -49,6 +50,8 @@ pub struct ResourceInfo {
     pub icons: &'static [IconInfo],
     /// Cache hints of its reads, unless a read's answer sets its own.
     pub cache: Option<CacheHint>,
+    /// Its template variables' own completion functions.
+    pub completions: &'static [ArgumentCompletion],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
 }
@@ -81,6 +84,7 @@ pub struct ResourceEntry {
     pub(crate) template: UriTemplate,
     pub(crate) call: ResourceCall,
     pub(crate) cache: Option<CacheHint>,
+    pub(crate) completions: &'static [ArgumentCompletion],
     pub(crate) requires: Vec<StateKey>,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
@@ -129,6 +133,7 @@ impl ResourceEntry {
             template,
             call,
             cache: info.cache,
+            completions: info.completions,
             requires: info.requires.iter().map(|key| key()).collect(),
             invalid: None,
         })
