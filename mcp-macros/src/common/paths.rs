@@ -103,7 +103,12 @@ mod tests {
     fn the_crate_path_reaches_everything_generated() {
         let expansions = [
             crate::tool::expand(
-                quote!(crate = "my::facade", read_only),
+                quote!(
+                    crate = "my::facade",
+                    read_only,
+                    icons = ["https://a.example/i.png"],
+                    meta = m()
+                ),
                 quote! {
                     async fn provision(
                         name: String,
@@ -117,22 +122,42 @@ mod tests {
                 },
             ),
             crate::prompt::expand(
-                quote!(crate = "my::facade"),
+                quote!(
+                    crate = "my::facade",
+                    icons = [icon(src = "https://a.example/i.png")]
+                ),
                 quote! {
-                    async fn brief(topic: String, #[mcp(rename = "t")] other: String, s: State<X>)
-                        -> String { topic }
+                    async fn brief(
+                        #[mcp(complete = topics, title = "Topic")] topic: String,
+                        #[mcp(rename = "t")] other: String,
+                        s: State<X>,
+                    ) -> String { topic }
                 },
             ),
             crate::resource::expand(
-                quote!("db://{table}", crate = "my::facade"),
                 quote!(
-                    async fn rows(table: String, ctx: Context, sure: Elicit<Sure>) -> String {
+                    "db://{table}",
+                    crate = "my::facade",
+                    cache(ttl_ms = 1, scope = "public")
+                ),
+                quote!(
+                    async fn rows(
+                        #[mcp(complete = tables)] table: String,
+                        ctx: Context,
+                        sure: Elicit<Sure>,
+                    ) -> String {
                         table
                     }
                 ),
             ),
             crate::resource::expand(
-                quote!("docs://readme", crate = "my::facade"),
+                quote!(
+                    "docs://readme",
+                    crate = "my::facade",
+                    annotations(audience = ["user"], priority = 0.5),
+                    size = 1,
+                    meta = m()
+                ),
                 quote!(
                     async fn readme(s: State<X>) -> String {
                         String::new()

@@ -33,9 +33,9 @@ pub fn check(resource: &ResourceFn, errors: &mut Errors) {
             errors.at(
                 complete,
                 format!(
-                    "`complete` belongs on a template variable, and `{}` is not one of `{}`'s",
-                    param.ident,
-                    resource.uri.value()
+                    "`complete` belongs on a template variable: `{}` has no `{{{}}}`",
+                    resource.uri.value(),
+                    param.wire_name()
                 ),
             );
         }
