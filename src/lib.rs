@@ -25,8 +25,9 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// under any alias is the context, while a type of your own that happens to be called `Context`
 /// is an ordinary argument.
 ///
-/// Attribute keys: `name`, `title`, `description`, the hints `read_only`, `destructive`,
-/// `idempotent`, `open_world` (alone for `true`, or `= false`), and `crate = "path"` (below).
+/// Attribute keys: `name`, `title`, `description`, `icons = [...]` and `meta = …` (below), the
+/// hints `read_only`, `destructive`, `idempotent`, `open_world` (alone for `true`, or
+/// `= false`), and `crate = "path"` (below).
 /// Each key may be given once; an unknown key is an error listing the valid ones. Parameter keys
 /// (`#[mcp(default | default = … | rename = … | header = … | ask = … | key = …)]`) likewise; two
 /// parameters with the same name on the wire, or two Resolve parameters with the same `key`,
@@ -94,6 +95,34 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// type aliases too) are compile errors at the offending tokens. With a mistake, the function
 /// and its hidden type are still emitted, so `mcp::tools![…]` reports nothing more.
 ///
+/// # Icons and `_meta`
+///
+/// `icons = [...]` lists icons clients may show for the tool: each is its URL (`https:`,
+/// `http:` or a `data:` URI), or `icon(src = "…", mime_type = "image/…", sizes = ["48x48",
+/// "any"], theme = "light" | "dark")` to say more. A value clients could not use is a compile
+/// error at its string. `meta = expr` sets the listing's `_meta`: any expression of a JSON
+/// object (`serde_json::json!({…})` or a `serde_json::Map`), evaluated when the tool is
+/// registered; a `Value` that is not an object is refused by [`McpServer::build`]. The same
+/// keys exist on [`prompt`](macro@prompt) and [`resource`](macro@resource).
+///
+/// ```
+/// /// Deploys a service.
+/// #[mcp::tool(
+///     icons = [
+///         "https://example.com/deploy.png",
+///         icon(src = "https://example.com/deploy.svg", mime_type = "image/svg+xml", sizes = ["any"]),
+///     ],
+///     meta = serde_json::json!({"example.com/team": "platform"}),
+/// )]
+/// async fn deploy(service: String) -> String {
+///     format!("deployed {service}")
+/// }
+///
+/// let server = mcp::McpServer::new("ops").tools(mcp::tools![deploy]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
 /// # `crate = "path"`
 ///
 /// Generated code names the runtime through `::mcp::__private`. A crate that reaches `mcp`
@@ -141,9 +170,11 @@ macro_rules! tools {
 /// The prompt's name is the function's (override with `name = "…"`), its description the doc
 /// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
 /// parameter is a required argument, each `Option<String>` an optional one, described by its
-/// doc comment (`#[mcp(rename = "…")]` changes its name). A [`Context`] parameter receives the
-/// request's context, a [`State<T>`] parameter shared state. Attribute keys: `name`, `title`,
-/// `description`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
+/// doc comment (`#[mcp(rename = "…")]` changes its name, `#[mcp(title = "…")]` gives it a
+/// display name, `#[mcp(complete = f)]` names the function that answers `completion/complete`
+/// for it, below). A [`Context`] parameter receives the request's context, a [`State<T>`]
+/// parameter shared state. Attribute keys: `name`, `title`, `description`, `icons = [...]`,
+/// `meta = …`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
 ///
 /// The function returns messages (`Vec<PromptMessage>`, a `PromptMessage`, or text as one user
 /// message), a [`GetPromptResult`], or a `Result` of these: an `Err` that is `Display` answers
@@ -157,6 +188,7 @@ macro_rules! tools {
 /// #[mcp::prompt(title = "Briefing")]
 /// async fn briefing(
 ///     /// The service concerned.
+///     #[mcp(title = "Service")]
 ///     service: String,
 ///     /// Extra context, if any.
 ///     notes: Option<String>,
@@ -166,6 +198,37 @@ macro_rules! tools {
 ///
 /// let server = mcp::McpServer::new("ops").prompts(mcp::prompts![briefing]).build()?;
 /// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
+/// # Completion
+///
+/// `#[mcp(complete = f)]` on an argument (or, on [`resource`](macro@resource), a template
+/// variable) makes `f` suggest its values: `async fn f(value: String) -> Vec<String>`, or
+/// `async fn f(value: String, request: mcp::server::CompletionRequest) -> …` to also see the
+/// request's context and the other arguments given so far; it may return a
+/// [`CompleteResult`](protocol::CompleteResult), or a `Result` of either whose error is
+/// `Display` (`-32603` naming the argument). A function of another shape is a compile error at
+/// `complete = …`. The server then declares the `completions` capability, and
+/// [`McpServer::on_complete`] answers whatever no argument claims.
+///
+/// ```
+/// async fn services(prefix: String) -> Vec<String> {
+///     ["billing", "orders", "search"]
+///         .iter()
+///         .filter(|s| s.starts_with(&prefix))
+///         .map(|s| s.to_string())
+///         .collect()
+/// }
+///
+/// /// A briefing on one service.
+/// #[mcp::prompt]
+/// async fn status(#[mcp(complete = services)] service: String) -> String {
+///     format!("How is {service} doing?")
+/// }
+///
+/// let server = mcp::McpServer::new("ops").prompts(mcp::prompts![status]).build()?;
+/// assert!(server.capabilities().completions.is_some());
 /// # Ok::<(), mcp::BuildError>(())
 /// ```
 ///
@@ -182,13 +245,22 @@ pub use mcp_macros::prompt;
 /// URI with `{variables}`).
 ///
 /// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…",
-/// crate = "path")]` (`crate` as on [`tool`](macro@tool); each key at most once); the
-/// name defaults to the function's, the description to its doc comment. A template's variables
+/// icons = [...], meta = …, annotations(…), size = …, cache(…), crate = "path")]` (`icons`, `meta` and
+/// `crate` as on [`tool`](macro@tool); each key at most once); the name defaults to the
+/// function's, the description to its doc comment. `annotations(audience = ["user",
+/// "assistant"], priority = 0.8, last_modified = "2025-01-12T15:00:58Z")` tells clients who
+/// the contents are for, how important they are (0 to 1) and when they last changed (ISO 8601);
+/// `size = bytes` gives a static resource's size. `cache(ttl_ms = 60_000, scope = "public")`
+/// says how long clients may cache a read and who may reuse it (`scope` defaults to
+/// `"private"`, the caller's authorization only); a read whose answer is a
+/// [`ReadResourceResult`] may set its own with `with_cache_hint`, which wins. Without either, the
+/// server's [`McpServer::cache_hint`] applies. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
-/// `{+var}` may span `/`. Templates may also take a [`Context`] and ask the client with
-/// `Result<T, InputRequiredResult>`; a static resource may do neither (a compile error). Either
-/// may take [`State<T>`].
+/// `{+var}` may span `/`; `#[mcp(complete = f)]` on a variable's parameter suggests its values,
+/// as on a [`prompt`](macro@prompt)'s argument. Either kind may take a [`Context`] (who asks, logging, cancellation)
+/// and [`State<T>`]. Templates may also ask the client, with Resolve parameters or
+/// `Result<T, InputRequiredResult>`; a static resource may not (a compile error).
 ///
 /// The function returns text, bytes (`Vec<u8>`, sent base64), [`ResourceContents`],
 /// [`ReadResourceResult`], or a `Result` of these whose `Err` is `Display` (`-32603` naming the
@@ -205,7 +277,13 @@ pub use mcp_macros::prompt;
 /// }
 ///
 /// /// The service's README.
-/// #[mcp::resource("docs://readme", mime_type = "text/markdown")]
+/// #[mcp::resource(
+///     "docs://readme",
+///     mime_type = "text/markdown",
+///     cache(ttl_ms = 3_600_000, scope = "public"),
+///     annotations(audience = ["user"], priority = 0.5),
+///     size = 9,
+/// )]
 /// async fn readme() -> &'static str {
 ///     "# Service"
 /// }

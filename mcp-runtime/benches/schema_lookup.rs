@@ -80,6 +80,7 @@ fn server() -> McpServer {
             destructive: None,
             idempotent: None,
             open_world: None,
+            icons: &[],
             requires: &[],
         };
         ToolEntry::new(info, counted_schema, || None, echo)

@@ -7,8 +7,9 @@ pub use serde_json;
 
 pub use crate::boxed::BoxFuture;
 pub use crate::protocol::{
-    CallToolParams, CallToolResult, GetPromptParams, GetPromptResult, McpError, Outcome,
-    ReadResourceParams, ReadResourceResult,
+    CacheHint, CacheScope, CallToolParams, CallToolResult, CompleteParams, CompleteResult,
+    GetPromptParams, GetPromptResult, McpError, Outcome, ReadResourceParams, ReadResourceResult,
+    Role,
 };
 pub use crate::resolve::macro_support::*;
 pub use crate::resolve::{

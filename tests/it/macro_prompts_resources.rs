@@ -12,6 +12,7 @@ use crate::support::snapshot::assert_json_snapshot;
 #[mcp::prompt(title = "Briefing")]
 async fn briefing(
     /// The service concerned.
+    #[mcp(title = "Service")]
     service: String,
     /// Extra context.
     notes: Option<String>,
@@ -53,7 +54,14 @@ async fn log_page(service: String, page: u32) -> String {
 }
 
 /// The service's README.
-#[mcp::resource("docs://readme", mime_type = "text/markdown", title = "README")]
+#[mcp::resource(
+    "docs://readme",
+    mime_type = "text/markdown",
+    title = "README",
+    icons = [icon(src = "https://example.com/readme.svg", mime_type = "image/svg+xml", sizes = ["any"])],
+    annotations(audience = ["user"], priority = 0.25, last_modified = "2026-07-28T09:00:00Z"),
+    size = 9,
+)]
 async fn readme() -> &'static str {
     "# Service"
 }

@@ -38,4 +38,5 @@ mod python_server_interop;
 mod refusals_logged;
 mod resolve;
 mod resume_elsewhere;
+mod server_knobs;
 mod shutdown;

@@ -85,6 +85,18 @@ fn resolve_param(param: &Param, kind: ResolveKind, errors: &mut Errors) {
             "`header` belongs on an argument, not a Resolve parameter",
         );
     }
+    if let Some(title) = attrs.title.get() {
+        errors.at(
+            title,
+            "`title` belongs on an argument, not a Resolve parameter",
+        );
+    }
+    if let Some(complete) = attrs.complete.get() {
+        errors.at(
+            complete,
+            "`complete` belongs on an argument, not a Resolve parameter",
+        );
+    }
     match kind {
         ResolveKind::Sample if attrs.ask.get().is_none() => errors.at(
             &param.ty,

@@ -2,6 +2,7 @@
 
 pub mod attrs;
 pub mod check;
+pub mod describe;
 pub mod docs;
 pub mod errors;
 pub mod naming;

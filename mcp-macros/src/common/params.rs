@@ -40,13 +40,21 @@ pub struct ParamAttrs {
     pub header: Slot<LitStr>,
     pub ask: Slot<Box<Expr>>,
     pub key: Slot<LitStr>,
+    /// A prompt argument's display name.
+    pub title: Slot<LitStr>,
+    /// The function completing a prompt argument or template variable.
+    pub complete: Slot<Box<Expr>>,
 }
 
 impl ParamAttrs {
     /// Whether a key that only makes sense on an argument is set: such a parameter must be an
     /// argument, whatever its type's name.
     pub fn marks_argument(&self) -> bool {
-        self.default.get().is_some() || self.rename.get().is_some() || self.header.get().is_some()
+        self.default.get().is_some()
+            || self.rename.get().is_some()
+            || self.header.get().is_some()
+            || self.title.get().is_some()
+            || self.complete.get().is_some()
     }
 }
 
@@ -148,6 +156,12 @@ pub fn parse_param(input: &mut FnArg, keys: &[&str], errors: &mut Errors) -> Opt
             } else if known("header") {
                 let lit = string(&meta)?;
                 attrs.header.set(&meta, lit, errors);
+            } else if known("complete") {
+                let expr = Box::new(meta.value()?.parse::<Expr>()?);
+                attrs.complete.set(&meta, expr, errors);
+            } else if known("title") {
+                let lit = string(&meta)?;
+                attrs.title.set(&meta, lit, errors);
             } else {
                 return Err(unknown_key(&meta, keys));
             }

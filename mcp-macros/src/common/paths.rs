@@ -52,6 +52,30 @@ impl Paths {
         quote!(#root::__private)
     }
 
+    /// [`private`](Self::private) with every token at `span`, for a call whose every part
+    /// should point at the user's expression when its argument does not fit.
+    pub fn private_at(&self, span: proc_macro2::Span) -> TokenStream {
+        fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+            tokens
+                .into_iter()
+                .map(|mut tree| {
+                    if let proc_macro2::TokenTree::Group(group) = &tree {
+                        let mut inner = proc_macro2::Group::new(
+                            group.delimiter(),
+                            respan(group.stream(), span),
+                        );
+                        inner.set_span(span);
+                        tree = proc_macro2::TokenTree::Group(inner);
+                    } else {
+                        tree.set_span(span);
+                    }
+                    tree
+                })
+                .collect()
+        }
+        respan(self.private(), span)
+    }
+
     /// The same path to schemars as a string, for `#[schemars(crate = "…")]`.
     pub fn schemars_crate(&self) -> String {
         let leading = if self.root.leading_colon.is_some() {
@@ -79,7 +103,12 @@ mod tests {
     fn the_crate_path_reaches_everything_generated() {
         let expansions = [
             crate::tool::expand(
-                quote!(crate = "my::facade", read_only),
+                quote!(
+                    crate = "my::facade",
+                    read_only,
+                    icons = ["https://a.example/i.png"],
+                    meta = m()
+                ),
                 quote! {
                     async fn provision(
                         name: String,
@@ -93,22 +122,42 @@ mod tests {
                 },
             ),
             crate::prompt::expand(
-                quote!(crate = "my::facade"),
+                quote!(
+                    crate = "my::facade",
+                    icons = [icon(src = "https://a.example/i.png")]
+                ),
                 quote! {
-                    async fn brief(topic: String, #[mcp(rename = "t")] other: String, s: State<X>)
-                        -> String { topic }
+                    async fn brief(
+                        #[mcp(complete = topics, title = "Topic")] topic: String,
+                        #[mcp(rename = "t")] other: String,
+                        s: State<X>,
+                    ) -> String { topic }
                 },
             ),
             crate::resource::expand(
-                quote!("db://{table}", crate = "my::facade"),
                 quote!(
-                    async fn rows(table: String, ctx: Context, sure: Elicit<Sure>) -> String {
+                    "db://{table}",
+                    crate = "my::facade",
+                    cache(ttl_ms = 1, scope = "public")
+                ),
+                quote!(
+                    async fn rows(
+                        #[mcp(complete = tables)] table: String,
+                        ctx: Context,
+                        sure: Elicit<Sure>,
+                    ) -> String {
                         table
                     }
                 ),
             ),
             crate::resource::expand(
-                quote!("docs://readme", crate = "my::facade"),
+                quote!(
+                    "docs://readme",
+                    crate = "my::facade",
+                    annotations(audience = ["user"], priority = 0.5),
+                    size = 1,
+                    meta = m()
+                ),
                 quote!(
                     async fn readme(s: State<X>) -> String {
                         String::new()

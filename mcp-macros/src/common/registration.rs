@@ -289,6 +289,37 @@ pub fn state_requirements<'a>(
     (items, quote!(&__MCP_REQUIRES))
 }
 
+/// The wrappers of the parameters' completion functions (`#[mcp(complete = f)]`), each passing
+/// its function through `Completer`, spanned at it, so a function of the wrong shape is reported
+/// at `complete = …`; and the `&[ArgumentCompletion]` listing them by wire name.
+pub fn completions<'a>(
+    params: impl IntoIterator<Item = &'a Param>,
+    paths: &Paths,
+) -> (TokenStream, TokenStream) {
+    let p = paths.private();
+    let mut wrappers = Vec::new();
+    let mut entries = Vec::new();
+    for (index, param) in params.into_iter().enumerate() {
+        let Some(complete) = param.attrs.complete.get() else {
+            continue;
+        };
+        let wrapper = format_ident!("__mcp_complete_{index}");
+        let at = paths.private_at(complete.span());
+        let run = quote_spanned!(complete.span()=> #at::run_completer(#complete, ctx, params));
+        wrappers.push(quote! {
+            fn #wrapper(
+                ctx: #p::Context,
+                params: #p::CompleteParams,
+            ) -> #p::BoxFuture<::core::result::Result<#p::CompleteResult, #p::McpError>> {
+                #run
+            }
+        });
+        let argument = param.wire_name();
+        entries.push(quote!(#p::ArgumentCompletion { argument: #argument, complete: #wrapper }));
+    }
+    (quote!(#(#wrappers)*), quote!(&[#(#entries),*]))
+}
+
 /// `<T as Trait>::item` for a parameter of type `T`, spanned at the type, so an unmet bound is
 /// reported at the parameter.
 pub fn through_trait(

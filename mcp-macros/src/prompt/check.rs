@@ -10,6 +10,7 @@ pub fn check(prompt: &PromptFn, errors: &mut Errors) {
     if prompt.name.0.is_empty() {
         errors.at_span(prompt.name.1, "a prompt name cannot be empty");
     }
+    prompt.describe.check(errors);
     check::params(&prompt.params, errors);
     check::unique_names(&prompt.params, errors);
     check::resolve_return(&prompt.params, &prompt.ret, errors);

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use crate::common::docs::Docs;
 use crate::common::params::{Param, ParamKind};
 use crate::common::registration::{
-    self, Handler, PROMPT, Round, state_requirements, through_trait,
+    self, Handler, PROMPT, Round, completions, state_requirements, through_trait,
 };
 use crate::common::resolve::resolution;
 
@@ -37,10 +37,15 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         let ty = &param.ty;
         let wire_name = param.wire_name();
         let docs = Docs::from_attrs(&param.docs).to_option_tokens();
+        let title = match param.attrs.title.get() {
+            Some(title) => quote!(::core::option::Option::Some(#title)),
+            None => quote!(::core::option::Option::None),
+        };
         let info = |required: TokenStream| {
             quote! {
                 ::core::option::Option::Some(#p::PromptArgumentInfo {
                     name: #wire_name,
+                    title: #title,
                     description: #docs,
                     required: #required,
                 })
@@ -114,6 +119,25 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             quote!(let #ident: #ty = #value?;)
         })
         .collect();
+    let icons = prompt.describe.icons_tokens(&prompt.paths);
+    let (completers, completions) = completions(&prompt.params, &prompt.paths);
+    let entry = prompt.describe.with_meta(
+        quote! {
+            #p::PromptEntry::new(
+                #p::PromptInfo {
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    arguments: &__MCP_ARGUMENTS,
+                    icons: #icons,
+                    completions: #completions,
+                    requires: #requires,
+                },
+                __mcp_call,
+            )
+        },
+        &prompt.paths,
+    );
     let handler = Handler {
         item,
         params: &prompt.params,
@@ -138,25 +162,18 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
                     &__MCP_ALL_ARGUMENTS,
                     #p::PromptArgumentInfo {
                         name: "",
+                        title: ::core::option::Option::None,
                         description: ::core::option::Option::None,
                         required: false,
                     },
                 );
             #state_items
+            #completers
 
             #[automatically_derived]
             impl #p::PromptDef for #ident {
                 fn entry() -> #p::PromptEntry {
-                    #p::PromptEntry::new(
-                        #p::PromptInfo {
-                            name: #name,
-                            title: #title,
-                            description: #description,
-                            arguments: &__MCP_ARGUMENTS,
-                            requires: #requires,
-                        },
-                        __mcp_call,
-                    )
+                    #entry
                 }
             }
 

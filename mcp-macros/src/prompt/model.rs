@@ -3,6 +3,7 @@
 use proc_macro2::Span;
 use syn::{ItemFn, Type};
 
+use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
@@ -15,6 +16,8 @@ pub struct PromptFn {
     pub name: (String, Span),
     pub title: Option<String>,
     pub description: Docs,
+    /// `icons` and `meta`.
+    pub describe: Describe,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,

@@ -4,19 +4,21 @@ use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
 use crate::common::attrs::unknown_key;
+use crate::common::describe::Describe;
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
 use crate::common::resolve::plan;
 
 use super::model::PromptFn;
 
-const PROMPT_KEYS: &[&str] = &["name", "title", "description", "crate"];
-const PARAM_KEYS: &[&str] = &["rename", "ask", "key"];
+const PROMPT_KEYS: &[&str] = &["name", "title", "description", "icons", "meta", "crate"];
+const PARAM_KEYS: &[&str] = &["rename", "title", "complete", "ask", "key"];
 
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> PromptFn {
     let mut naming = Naming::default();
+    let mut describe = Describe::default();
     let parser = syn::meta::parser(|meta| {
-        if naming.accept(&meta, errors)? {
+        if naming.accept(&meta, errors)? || describe.accept(&meta, errors)? {
             Ok(())
         } else {
             Err(unknown_key(&meta, PROMPT_KEYS))
@@ -31,6 +33,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> P
         description: naming.description(&item.attrs),
         title: naming.title.get().cloned(),
         paths: naming.paths(),
+        describe,
         plan: plan(&params),
         params,
         ret,

@@ -5,11 +5,12 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::LitStr;
 use syn::spanned::Spanned;
 
 use crate::common::params::{Param, ParamKind};
 use crate::common::registration::{
-    self, Handler, RESOURCE, Round, state_requirements, through_trait,
+    self, Handler, RESOURCE, Round, completions, state_requirements, through_trait,
 };
 use crate::common::resolve::resolution;
 
@@ -29,6 +30,25 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
     let title = option(&resource.title);
     let mime_type = option(&resource.mime_type);
     let description = resource.description.to_option_tokens();
+    let icons = resource.describe.icons_tokens(&resource.paths);
+    let annotations = annotations(resource);
+    let size = match &resource.size {
+        Some((bytes, _)) => quote!(::core::option::Option::Some(#bytes)),
+        None => quote!(::core::option::Option::None),
+    };
+    let cache = match &resource.cache {
+        Some(spec) => {
+            let ttl_ms = spec.ttl_ms.unwrap_or_default();
+            let scope = match spec.scope.as_ref().map(LitStr::value).as_deref() {
+                Some("public") => quote!(#p::CacheScope::Public),
+                _ => quote!(#p::CacheScope::Private),
+            };
+            quote!(::core::option::Option::Some(#p::CacheHint { ttl_ms: #ttl_ms, scope: #scope }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (completers, completions) = completions(&resource.params, &resource.paths);
+    let new_entry = resource.describe.with_meta(quote!(entry), &resource.paths);
     let ret = &resource.ret;
     // The parameters the runtime fills, each through its type's trait.
     let injected: Vec<&Param> = resource
@@ -123,6 +143,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         #twin
         const _: () = {
             #state_items
+            #completers
 
             #[automatically_derived]
             impl #p::ResourceDef for #ident {
@@ -133,11 +154,16 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
                         title: #title,
                         description: #description,
                         mime_type: #mime_type,
+                        annotations: #annotations,
+                        size: #size,
+                        icons: #icons,
+                        cache: #cache,
+                        completions: #completions,
                         requires: #requires,
                     };
                     // The macro checked the template against the same grammar.
                     match #p::ResourceEntry::new(info, __mcp_call) {
-                        ::core::result::Result::Ok(entry) => entry,
+                        ::core::result::Result::Ok(entry) => #new_entry,
                         ::core::result::Result::Err(error) => ::core::panic!("{}", error),
                     }
                 }
@@ -165,4 +191,38 @@ fn via_param(resource: &ResourceFn, param: &Param, item: TokenStream) -> TokenSt
         false => "ResourceParam",
     };
     through_trait(&resource.paths, param_trait, param, item)
+}
+
+/// `Option<ResourceAnnotationsInfo>`, a constant.
+fn annotations(resource: &ResourceFn) -> TokenStream {
+    let p = resource.paths.private();
+    let none = quote!(::core::option::Option::None);
+    let Some(spec) = &resource.annotations else {
+        return none;
+    };
+    let audience = match &spec.audience {
+        Some(roles) => {
+            let roles = roles.iter().map(|role| match role.value().as_str() {
+                "assistant" => quote!(#p::Role::Assistant),
+                _ => quote!(#p::Role::User),
+            });
+            quote!(::core::option::Option::Some(&[#(#roles),*]))
+        }
+        None => none.clone(),
+    };
+    let priority = match spec.priority {
+        Some((value, _)) => quote!(::core::option::Option::Some(#value)),
+        None => none.clone(),
+    };
+    let last_modified = match &spec.last_modified {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => none,
+    };
+    quote! {
+        ::core::option::Option::Some(#p::ResourceAnnotationsInfo {
+            audience: #audience,
+            priority: #priority,
+            last_modified: #last_modified,
+        })
+    }
 }

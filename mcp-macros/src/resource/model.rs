@@ -1,7 +1,9 @@
 //! A resource function as the checks and the generator see it.
 
-use syn::{ItemFn, LitStr, Type};
+use proc_macro2::Span;
+use syn::{ItemFn, LitInt, LitStr, Type};
 
+use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
@@ -19,12 +21,36 @@ pub struct ResourceFn {
     pub title: Option<String>,
     pub description: Docs,
     pub mime_type: Option<String>,
+    /// `icons` and `meta`.
+    pub describe: Describe,
+    /// `annotations(…)`.
+    pub annotations: Option<AnnotationsSpec>,
+    /// `size = …` in bytes, and where it is written.
+    pub size: Option<(u64, LitInt)>,
+    /// `cache(ttl_ms = …, scope = "…")`.
+    pub cache: Option<CacheSpec>,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,
     pub ret: Type,
     /// Where generated code finds the runtime.
     pub paths: Paths,
+}
+
+/// `annotations(audience = [...], priority = …, last_modified = "…")`, as written.
+pub struct AnnotationsSpec {
+    pub audience: Option<Vec<LitStr>>,
+    /// The value and where it is written.
+    pub priority: Option<(f64, Span)>,
+    pub last_modified: Option<LitStr>,
+}
+
+/// `cache(ttl_ms = …, scope = "public" | "private")`, as written.
+pub struct CacheSpec {
+    /// Where `cache` is written.
+    pub span: Span,
+    pub ttl_ms: Option<u64>,
+    pub scope: Option<LitStr>,
 }
 
 /// The URI as a template.

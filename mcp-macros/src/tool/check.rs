@@ -12,6 +12,7 @@ const MAX_NAME_LEN: usize = 128;
 pub fn check(tool: &ToolFn, errors: &mut Errors) {
     check::signature(&tool.item.sig, "tool", errors);
     check_name(tool, errors);
+    tool.describe.check(errors);
     check::params(&tool.params, errors);
     check::unique_names(&tool.params, errors);
     check::resolve_return(&tool.params, &tool.ret, errors);

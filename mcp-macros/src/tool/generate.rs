@@ -92,6 +92,17 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
     }
     .generate();
     let arguments_type = arguments_type(tool, &extract);
+    let entry = tool.describe.with_meta(
+        quote! {
+            #p::ToolEntry::new(
+                #info,
+                #p::input_schema::<#arguments_type>,
+                #output_schema,
+                __mcp_call,
+            )
+        },
+        &tool.paths,
+    );
     quote! {
         #item
         #twin
@@ -110,12 +121,7 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
             #[automatically_derived]
             impl #p::ToolDef for #ident {
                 fn entry() -> #p::ToolEntry {
-                    #p::ToolEntry::new(
-                        #info,
-                        #p::input_schema::<#arguments_type>,
-                        #output_schema,
-                        __mcp_call,
-                    )
+                    #entry
                 }
             }
 
@@ -147,6 +153,7 @@ fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {
     let destructive = hint(tool.hints.destructive);
     let idempotent = hint(tool.hints.idempotent);
     let open_world = hint(tool.hints.open_world);
+    let icons = tool.describe.icons_tokens(&tool.paths);
     quote! {
         #p::ToolInfo {
             name: #name,
@@ -156,6 +163,7 @@ fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {
             destructive: #destructive,
             idempotent: #idempotent,
             open_world: #open_world,
+            icons: #icons,
             requires: #requires,
         }
     }

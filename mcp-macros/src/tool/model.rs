@@ -3,6 +3,7 @@
 use proc_macro2::Span;
 use syn::{ItemFn, Type};
 
+use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
@@ -16,6 +17,8 @@ pub struct ToolFn {
     pub name: (String, Span),
     pub title: Option<String>,
     pub description: Docs,
+    /// `icons` and `meta`.
+    pub describe: Describe,
     pub hints: Hints,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.

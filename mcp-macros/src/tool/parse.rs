@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
 use crate::common::attrs::{Slot, flag, unknown_key};
+use crate::common::describe::Describe;
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
 use crate::common::resolve::plan;
@@ -15,6 +16,8 @@ const TOOL_KEYS: &[&str] = &[
     "name",
     "title",
     "description",
+    "icons",
+    "meta",
     "read_only",
     "destructive",
     "idempotent",
@@ -27,12 +30,13 @@ const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
 /// allows, so the checks can still run on it.
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> ToolFn {
     let mut naming = Naming::default();
+    let mut describe = Describe::default();
     let mut read_only = Slot::default();
     let mut destructive = Slot::default();
     let mut idempotent = Slot::default();
     let mut open_world = Slot::default();
     let parser = syn::meta::parser(|meta| {
-        if naming.accept(&meta, errors)? {
+        if naming.accept(&meta, errors)? || describe.accept(&meta, errors)? {
             return Ok(());
         }
         let slot = if meta.path.is_ident("read_only") {
@@ -59,6 +63,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
         description: naming.description(&item.attrs),
         title: naming.title.get().cloned(),
         paths: naming.paths(),
+        describe,
         hints: Hints {
             read_only: read_only.into_inner(),
             destructive: destructive.into_inner(),

@@ -209,6 +209,38 @@ pub struct CacheHint {
     pub scope: CacheScope,
 }
 
+impl CacheHint {
+    /// Fresh for `ttl` (whole milliseconds), and any client or shared cache may reuse it: for
+    /// answers that hold nothing particular to the caller.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::{CacheHint, CacheScope};
+    ///
+    /// let hint = CacheHint::public(Duration::from_secs(60));
+    /// assert_eq!((hint.ttl_ms, hint.scope), (60_000, CacheScope::Public));
+    /// ```
+    pub fn public(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl_ms: millis(ttl),
+            scope: CacheScope::Public,
+        }
+    }
+
+    /// Fresh for `ttl` (whole milliseconds), reusable only within the same authorization
+    /// context (the same access token, say).
+    pub fn private(ttl: std::time::Duration) -> Self {
+        Self {
+            ttl_ms: millis(ttl),
+            scope: CacheScope::Private,
+        }
+    }
+}
+
+fn millis(ttl: std::time::Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)
+}
+
 impl Default for CacheHint {
     /// Immediately stale and private: always safe.
     fn default() -> Self {
@@ -270,6 +302,25 @@ pub struct Annotations {
 }
 
 /// An icon for display.
+///
+/// ```
+/// use mcp::protocol::{Icon, IconTheme};
+///
+/// let icon = Icon::new("https://example.com/logo-dark.png")
+///     .with_mime_type("image/png")
+///     .with_sizes(["48x48", "96x96"])
+///     .with_theme(IconTheme::Dark);
+/// assert_eq!(
+///     serde_json::to_value(&icon)?,
+///     serde_json::json!({
+///         "src": "https://example.com/logo-dark.png",
+///         "mimeType": "image/png",
+///         "sizes": ["48x48", "96x96"],
+///         "theme": "dark",
+///     })
+/// );
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
@@ -281,9 +332,61 @@ pub struct Icon {
     /// Sizes such as `48x48` or `any`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sizes: Option<Vec<String>>,
-    /// `light` or `dark`.
+    /// `light` or `dark` (a string, so a peer's unknown theme does not fail a whole result;
+    /// [`with_theme`](Self::with_theme) writes one of the two).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+}
+
+impl Icon {
+    /// An icon at `src`: an `https:` URL or a `data:` URI.
+    pub fn new(src: impl Into<String>) -> Self {
+        Self {
+            src: src.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Its MIME type, when the source's is missing or generic (`image/png`, `image/svg+xml`).
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// The sizes it can be shown at: `WxH` (`48x48`) or `any` for a scalable format.
+    pub fn with_sizes<I, S>(mut self, sizes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.sizes = Some(sizes.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The background it is drawn for.
+    pub fn with_theme(mut self, theme: IconTheme) -> Self {
+        self.theme = Some(theme.as_str().to_owned());
+        self
+    }
+}
+
+/// The background an [`Icon`] is drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IconTheme {
+    /// A light background.
+    Light,
+    /// A dark background.
+    Dark,
+}
+
+impl IconTheme {
+    /// `light` or `dark`, as on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IconTheme::Light => "light",
+            IconTheme::Dark => "dark",
+        }
+    }
 }
 
 /// An arbitrary JSON value, re-exported for signatures.

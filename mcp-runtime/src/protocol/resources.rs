@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::jsonrpc::JsonObject;
-use super::meta::{Annotations, CacheScope, Icon, ResultMeta, ResultType};
+use super::meta::{Annotations, CacheHint, CacheScope, Icon, ResultMeta, ResultType};
 use super::mrtr::InputResponses;
 
 /// A resource a server offers.
@@ -179,6 +179,24 @@ impl ReadResourceResult {
             contents,
             ..Self::default()
         }
+    }
+
+    /// How long clients may cache this answer and who may reuse it (`ttlMs`, `cacheScope`
+    /// on 2026-07-28; 2025-11-25 has no cache hints). Without it, the resource's own hint or
+    /// the server's default applies.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::{CacheHint, ReadResourceResult, ResourceContents};
+    ///
+    /// let result = ReadResourceResult::new(vec![ResourceContents::text("docs://readme", "# Hi")])
+    ///     .with_cache_hint(CacheHint::public(Duration::from_secs(300)));
+    /// assert_eq!(result.ttl_ms, Some(300_000));
+    /// ```
+    pub fn with_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.ttl_ms = Some(hint.ttl_ms);
+        self.cache_scope = Some(hint.scope);
+        self
     }
 }
 

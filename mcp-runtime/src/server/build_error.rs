@@ -33,6 +33,27 @@ pub enum BuildError {
         /// The missing type.
         state: &'static str,
     },
+    /// An icon or website URL that clients cannot use.
+    #[error("the {what} `{url}` is not {expected}")]
+    InvalidUrl {
+        /// What it is for (`server icon`, `website URL`, …).
+        what: String,
+        /// The URL as given.
+        url: String,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// A registration the macros could not check at compile time is unusable (say, a `meta`
+    /// expression that is not a JSON object).
+    #[error("{kind} `{name}` cannot be registered: {reason}")]
+    InvalidRegistration {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name (or URI).
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The request-state policy is unusable.
     #[error(transparent)]
     RequestState(#[from] ConfigError),

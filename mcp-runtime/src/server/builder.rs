@@ -74,6 +74,7 @@ pub struct ServerBuilder {
     pub(crate) handlers: Handlers,
     listings: Listings,
     pub(crate) cache: CacheHint,
+    pub(crate) cache_hints: CacheHints,
     page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_requests_in_flight: usize,
@@ -85,6 +86,15 @@ pub struct ServerBuilder {
     pub(crate) app_state: AppState,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
+}
+
+/// Cache hints of particular answers, where they differ from the server's default.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CacheHints {
+    pub tools: Option<CacheHint>,
+    pub prompts: Option<CacheHint>,
+    pub resources: Option<CacheHint>,
+    pub discover: Option<CacheHint>,
 }
 
 /// Fixed listings, paginated by the handlers [`ServerBuilder::build`] makes of them.
@@ -104,6 +114,7 @@ impl ServerBuilder {
             handlers: Handlers::default(),
             listings: Listings::default(),
             cache: CacheHint::default(),
+            cache_hints: CacheHints::default(),
             page_size: DEFAULT_PAGE_SIZE,
             max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
             max_requests_in_flight: DEFAULT_MAX_REQUESTS_IN_FLIGHT,
@@ -127,6 +138,33 @@ impl ServerBuilder {
     /// Cache hints for list results and reads that set none themselves (default: 0 ms, private).
     pub fn cache_hint(mut self, hint: CacheHint) -> Self {
         self.cache = hint;
+        self
+    }
+
+    /// Cache hints for every page of `tools/list` served from [`list_tools`](Self::list_tools)
+    /// (default: [`cache_hint`](Self::cache_hint)).
+    pub fn tools_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.tools = Some(hint);
+        self
+    }
+
+    /// Cache hints for every page of `prompts/list` served from
+    /// [`list_prompts`](Self::list_prompts) (default: [`cache_hint`](Self::cache_hint)).
+    pub fn prompts_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.prompts = Some(hint);
+        self
+    }
+
+    /// Cache hints for every page of `resources/list` and `resources/templates/list` served
+    /// from the fixed listings (default: [`cache_hint`](Self::cache_hint)).
+    pub fn resources_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.resources = Some(hint);
+        self
+    }
+
+    /// Cache hints for `server/discover` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn discover_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.cache_hints.discover = Some(hint);
         self
     }
 
@@ -410,11 +448,13 @@ impl ServerBuilder {
 
     /// Checks the settings and finishes the server.
     pub fn build(mut self) -> Result<Server, BuildError> {
+        check_urls(&self.info)?;
         let state = match self.security.take() {
             Some(security) => Some(StateBoundary::new(security, &self.info.name)?),
             None => None,
         };
         let page_size = self.page_size;
+        let hints = self.cache_hints;
         let listings = std::mem::take(&mut self.listings);
         // A listing handler of the application's may name any URI.
         let listed_by_handler = self.handlers.list_resources.is_some()
@@ -426,32 +466,43 @@ impl ServerBuilder {
             );
         }
         if let Some(tools) = listings.tools {
-            self.handlers.list_tools =
-                Some(fixed_listing(tools, page_size, |tools, next_cursor| {
-                    ListToolsResult {
-                        tools,
-                        next_cursor,
-                        ..ListToolsResult::default()
-                    }
-                }));
+            self.handlers.list_tools = Some(fixed_listing(
+                tools,
+                page_size,
+                hints.tools,
+                |tools, next_cursor, hint| ListToolsResult {
+                    tools,
+                    next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
+                    ..ListToolsResult::default()
+                },
+            ));
         }
         if let Some(prompts) = listings.prompts {
-            self.handlers.list_prompts =
-                Some(fixed_listing(prompts, page_size, |prompts, next_cursor| {
-                    ListPromptsResult {
-                        prompts,
-                        next_cursor,
-                        ..ListPromptsResult::default()
-                    }
-                }));
+            self.handlers.list_prompts = Some(fixed_listing(
+                prompts,
+                page_size,
+                hints.prompts,
+                |prompts, next_cursor, hint| ListPromptsResult {
+                    prompts,
+                    next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
+                    ..ListPromptsResult::default()
+                },
+            ));
         }
         if let Some(resources) = listings.resources {
             self.handlers.list_resources = Some(fixed_listing(
                 resources,
                 page_size,
-                |resources, next_cursor| ListResourcesResult {
+                hints.resources,
+                |resources, next_cursor, hint| ListResourcesResult {
                     resources,
                     next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
                     ..ListResourcesResult::default()
                 },
             ));
@@ -460,9 +511,12 @@ impl ServerBuilder {
             self.handlers.list_resource_templates = Some(fixed_listing(
                 templates,
                 page_size,
-                |resource_templates, next_cursor| ListResourceTemplatesResult {
+                hints.resources,
+                |resource_templates, next_cursor, hint| ListResourceTemplatesResult {
                     resource_templates,
                     next_cursor,
+                    ttl_ms: hint.map(|h| h.ttl_ms),
+                    cache_scope: hint.map(|h| h.scope),
                     ..ListResourceTemplatesResult::default()
                 },
             ));
@@ -472,11 +526,51 @@ impl ServerBuilder {
     }
 }
 
-/// The handler that serves `items` page by page.
+/// The server's icons and website: clients show them, so a URL they cannot fetch is a mistake
+/// better found at startup.
+fn check_urls(info: &Implementation) -> Result<(), BuildError> {
+    for icon in info.icons.iter().flatten() {
+        check_icon_src(&icon.src, "server icon")?;
+    }
+    if let Some(url) = &info.website_url
+        && !is_web_url(url)
+    {
+        return Err(BuildError::InvalidUrl {
+            what: "website URL".to_owned(),
+            url: url.clone(),
+            expected: "an `https:` or `http:` URL",
+        });
+    }
+    Ok(())
+}
+
+/// An icon's `src`: the spec allows an HTTP(S) URL or a `data:` URI.
+fn check_icon_src(src: &str, what: &str) -> Result<(), BuildError> {
+    if is_web_url(src) || (src.starts_with("data:") && src.contains(',')) {
+        return Ok(());
+    }
+    Err(BuildError::InvalidUrl {
+        what: what.to_owned(),
+        url: src.to_owned(),
+        expected: "an `https:` or `http:` URL or a `data:` URI",
+    })
+}
+
+fn is_web_url(url: &str) -> bool {
+    ["https://", "http://"].iter().any(|scheme| {
+        url.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+            && url.len() > scheme.len()
+    })
+}
+
+/// The handler that serves `items` page by page, each page with the same cache hint (the spec
+/// asks one `cacheScope` for every page of a list).
 fn fixed_listing<T, R>(
     items: Vec<T>,
     page_size: usize,
-    page: fn(Vec<T>, Option<String>) -> R,
+    hint: Option<CacheHint>,
+    page: fn(Vec<T>, Option<String>, Option<CacheHint>) -> R,
 ) -> Handler<PaginatedParams, R>
 where
     T: Clone + Send + Sync + 'static,
@@ -485,7 +579,7 @@ where
     let items: Arc<[T]> = items.into();
     erase(move |_, params: PaginatedParams| {
         let result = paginate(&items, params.cursor.as_deref(), page_size)
-            .map(|(items, next)| page(items.to_vec(), next));
+            .map(|(items, next)| page(items.to_vec(), next, hint));
         async move { result }
     })
 }

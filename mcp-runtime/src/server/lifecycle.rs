@@ -26,8 +26,8 @@ impl Server {
             capabilities: self.inner.capabilities.clone(),
             instructions: self.inner.instructions.clone(),
             meta: None,
-            ttl_ms: None,
-            cache_scope: None,
+            ttl_ms: self.inner.discover_cache.map(|h| h.ttl_ms),
+            cache_scope: self.inner.discover_cache.map(|h| h.scope),
         }
     }
 

@@ -38,14 +38,17 @@ pub use context::Context;
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use registry::macro_support;
 pub use registry::{
-    IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall,
-    PromptEntry, ResourceCall, ResourceEntry, ToolCall, ToolEntry,
+    CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
+    IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, ResourceCall,
+    ResourceEntry, ToolCall, ToolEntry,
 };
 pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};
 
-use crate::protocol::{Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities};
+use crate::protocol::{
+    CacheHint, Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities,
+};
 use crate::state::StateBoundary;
 use builder::{Handlers, NotificationHook};
 use subscriptions::ResourceExists;
@@ -72,6 +75,8 @@ struct Inner {
     roots_list_changed: Option<NotificationHook>,
     #[cfg(feature = "http")]
     http: HttpSettings,
+    /// `server/discover`'s own cache hint, if it has one.
+    discover_cache: Option<CacheHint>,
     /// What results on each wire are filled in with.
     on_2026: ResultFields,
     on_2025: ResultFields,
@@ -115,6 +120,7 @@ impl Server {
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
                 http: b.http,
+                discover_cache: b.cache_hints.discover,
                 on_2026,
                 on_2025,
             }),

@@ -6,10 +6,11 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::protocol::{
-    CacheHint, CompleteParams, CompleteResult, Implementation, LoggingLevel, McpError,
+    CacheHint, CompleteParams, CompleteResult, Icon, Implementation, LoggingLevel, McpError,
 };
 use crate::state::RequestStateSecurity;
 
+use super::completion::{Completions, Owner, with_completions};
 use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{with_prompts, with_resources, with_tools};
@@ -57,6 +58,60 @@ impl McpServer {
     /// The version it reports.
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.builder.info.version = version.into();
+        self
+    }
+
+    /// A display name, shown by clients instead of the programmatic name.
+    ///
+    /// The title, [`description`](Self::description), [`icons`](Self::icons) and
+    /// [`website_url`](Self::website_url) describe the server in `initialize`'s `serverInfo`
+    /// (2025-11-25) and in every result's `_meta["io.modelcontextprotocol/serverInfo"]`
+    /// (2026-07-28, `server/discover` included).
+    ///
+    /// ```
+    /// use mcp::protocol::{Icon, IconTheme};
+    /// use mcp::server::McpServer;
+    ///
+    /// let server = McpServer::new("provisioner")
+    ///     .version("2.1.0")
+    ///     .title("Database Provisioner")
+    ///     .description("Creates and sizes databases.")
+    ///     .icons([
+    ///         Icon::new("https://example.com/db.svg").with_mime_type("image/svg+xml").with_sizes(["any"]),
+    ///         Icon::new("https://example.com/db-dark.png").with_theme(IconTheme::Dark),
+    ///     ])
+    ///     .website_url("https://example.com/provisioner")
+    ///     .build()?;
+    /// assert_eq!(server.info().title.as_deref(), Some("Database Provisioner"));
+    /// assert_eq!(server.info().icons.as_ref().map(Vec::len), Some(2));
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.builder.info.title = Some(title.into());
+        self
+    }
+
+    /// What the server does, for people (the model's guidance is
+    /// [`instructions`](Self::instructions)).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.builder.info.description = Some(description.into());
+        self
+    }
+
+    /// Icons clients may show for the server (added to any given before). Each `src` is an
+    /// `https:`/`http:` URL or a `data:` URI; [`build`](Self::build) refuses any other.
+    pub fn icons(mut self, icons: impl IntoIterator<Item = Icon>) -> Self {
+        self.builder
+            .info
+            .icons
+            .get_or_insert_with(Vec::new)
+            .extend(icons);
+        self
+    }
+
+    /// The server's website (an `https:` or `http:` URL, checked by [`build`](Self::build)).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.builder.info.website_url = Some(url.into());
         self
     }
 
@@ -108,11 +163,12 @@ impl McpServer {
         self
     }
 
-    /// Answers `completion/complete` (and declares the `completions` capability), for every
-    /// prompt argument and template variable at once.
+    /// Answers `completion/complete` (and declares the `completions` capability) for every
+    /// prompt argument and template variable that has no completion function of its own
+    /// (`#[mcp(complete = f)]` on the parameter, which is asked first).
     ///
-    /// The macros have no per-argument completion yet; this is the same handler the low-level
-    /// [`ServerBuilder::on_complete`] takes.
+    /// This is the same handler the low-level [`ServerBuilder::on_complete`] takes. Without it,
+    /// an argument without a function of its own gets no suggestions.
     ///
     /// ```
     /// use mcp::protocol::CompleteResult;
@@ -146,10 +202,58 @@ impl McpServer {
         self
     }
 
-    /// Cache hints for list results and reads that set none themselves (default: 0 ms,
-    /// private).
+    /// Cache hints (`ttlMs`, `cacheScope`, on 2026-07-28) for every cacheable answer that
+    /// sets none itself: the lists, `resources/read` and `server/discover` (default: 0 ms,
+    /// private, i.e. always fetch again).
+    ///
+    /// The lists' own hints override it ([`tools_cache_hint`](Self::tools_cache_hint) and
+    /// friends), as does a resource's `cache(…)` key on `#[mcp::resource]`, and a read's own
+    /// answer ([`ReadResourceResult::with_cache_hint`](crate::protocol::ReadResourceResult::with_cache_hint))
+    /// overrides both. A `public` hint lets shared caches serve the answer to other callers:
+    /// keep `private` for anything that depends on who asks.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::CacheHint;
+    /// use mcp::server::McpServer;
+    ///
+    /// let server = McpServer::new("catalog")
+    ///     .cache_hint(CacheHint::private(Duration::from_secs(5)))
+    ///     .tools_cache_hint(CacheHint::public(Duration::from_secs(3600)))
+    ///     .discover_cache_hint(CacheHint::public(Duration::from_secs(86_400)))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
     pub fn cache_hint(mut self, hint: CacheHint) -> Self {
         self.builder = self.builder.cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `tools/list` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn tools_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.tools_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `prompts/list` (default: [`cache_hint`](Self::cache_hint)).
+    pub fn prompts_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.prompts_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for every page of `resources/list` and `resources/templates/list`
+    /// (default: [`cache_hint`](Self::cache_hint)). A read's hint is the resource's own
+    /// (`cache(…)` on `#[mcp::resource]`).
+    pub fn resources_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.resources_cache_hint(hint);
+        self
+    }
+
+    /// Cache hints for `server/discover` (default: [`cache_hint`](Self::cache_hint)): what it
+    /// says changes only with a deployment, so a long public hint is usually right.
+    pub fn discover_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.builder = self.builder.discover_cache_hint(hint);
         self
     }
 
@@ -468,6 +572,24 @@ impl McpServer {
         unique("tool", tools.iter().map(|e| e.tool.name.as_str()))?;
         unique("prompt", prompts.iter().map(|e| e.prompt.name.as_str()))?;
         unique("resource", resources.iter().map(ResourceEntry::uri))?;
+        let invalid = tools
+            .iter()
+            .map(|e| ("tool", e.tool.name.as_str(), &e.invalid))
+            .chain(
+                prompts
+                    .iter()
+                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.invalid)),
+            )
+            .chain(resources.iter().map(|e| ("resource", e.uri(), &e.invalid)));
+        for (kind, name, invalid) in invalid {
+            if let Some(reason) = invalid {
+                return Err(BuildError::InvalidRegistration {
+                    kind,
+                    name: name.to_owned(),
+                    reason: reason.clone(),
+                });
+            }
+        }
         let needs = tools
             .iter()
             .map(|e| ("tool", e.tool.name.as_str(), &e.requires))
@@ -486,6 +608,10 @@ impl McpServer {
                 });
             }
         }
+        let completions = completions(&prompts, &resources);
+        if !completions.calls.is_empty() {
+            builder = with_completions(builder, completions);
+        }
         if !tools.is_empty() {
             builder = with_tools(builder, tools);
         }
@@ -497,6 +623,29 @@ impl McpServer {
         }
         builder.build()
     }
+}
+
+/// The completion functions of every prompt argument and template variable that has one.
+fn completions(prompts: &[PromptEntry], resources: &[ResourceEntry]) -> Completions {
+    let mut completions = Completions::default();
+    let owners = prompts
+        .iter()
+        .map(|e| (Owner::Prompt, e.prompt.name.as_str(), e.completions))
+        .chain(
+            resources
+                .iter()
+                .map(|e| (Owner::Resource, e.uri(), e.completions)),
+        );
+    for (owner, name, arguments) in owners {
+        completions.known.insert((owner, name.to_owned()));
+        for argument in arguments {
+            completions.calls.insert(
+                (owner, name.to_owned(), argument.argument.to_owned()),
+                argument.complete,
+            );
+        }
+    }
+    completions
 }
 
 fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {

@@ -5,6 +5,8 @@
 //! by default.
 
 mod args;
+mod completion;
+mod describe;
 mod guards;
 mod mcp_server;
 mod params;
@@ -16,6 +18,7 @@ mod tables;
 mod tools;
 pub(crate) mod uri_template;
 
+pub use completion::{CompleteCall, Completer, CompletionRequest, IntoCompletion};
 pub use mcp_server::McpServer;
 pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};
 pub use resources::{IntoResourceOutcome, ResourceCall, ResourceEntry};
@@ -25,6 +28,8 @@ pub(crate) use uri_template::UriTemplate;
 
 /// What macro-generated code names (through `crate::__private`), and nothing else does.
 pub(crate) mod macro_support {
+    pub use super::completion::{ArgumentCompletion, run_completer};
+    pub use super::describe::{IconInfo, IntoMeta};
     pub use super::guards::{
         BoxNotSend, BoxSend, FutureMustBeSend, ResolvedPromptReturn, ResolvedResourceReturn,
         ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
@@ -35,7 +40,9 @@ pub(crate) mod macro_support {
         keep_arguments, shown_in_schema,
     };
     pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
-    pub use super::resources::{FromTemplateVar, ResourceDef, ResourceInfo, TemplateVars};
+    pub use super::resources::{
+        FromTemplateVar, ResourceAnnotationsInfo, ResourceDef, ResourceInfo, TemplateVars,
+    };
     pub use super::schema::{OutputSchema, input_schema};
     pub use super::tools::{ToolDef, ToolInfo};
     pub use super::uri_template::TemplateError;

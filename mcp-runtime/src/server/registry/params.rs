@@ -384,14 +384,15 @@ impl<T: Send + Sync + 'static> ResourceParam for State<T> {
     }
 }
 
-/// A parameter of a static resource (a URI without `{variables}`): shared state only, as the
-/// resource reads the same for every request.
+/// A parameter of a static resource (a URI without `{variables}`): the request context (who
+/// asks, logging, cancellation) or shared state. It has no arguments, and never asks the client
+/// (the compiler refuses Resolve parameters and a return type that can ask).
 #[diagnostic::on_unimplemented(
     message = "a static resource cannot take a `{Self}`",
-    label = "a static resource takes shared state only",
-    note = "a static resource (a URI without `{{variables}}`) reads the same for every request: \
-            it may take `mcp::State<T>`; use a template (`…/{{name}}`) if it depends on the \
-            request"
+    label = "a static resource takes the request context and shared state only",
+    note = "a static resource (a URI without `{{variables}}`) has no arguments: it may take \
+            `mcp::Context` and `mcp::State<T>`; use a template (`…/{{name}}`) to take a value \
+            from the URI"
 )]
 pub trait StaticResourceParam: Sized {
     /// The shared state it needs.
@@ -399,6 +400,17 @@ pub trait StaticResourceParam: Sized {
 
     /// The value for one `resources/read`.
     fn from_call(context: &Context) -> Result<Self, McpError>;
+}
+
+// Without the round: a static resource never asks, so it has no answers or state to read.
+#[diagnostic::do_not_recommend]
+impl StaticResourceParam for Context {
+    const STATE: Option<fn() -> StateKey> = None;
+
+    #[inline]
+    fn from_call(context: &Context) -> Result<Self, McpError> {
+        Ok(context.clone())
+    }
 }
 
 #[diagnostic::do_not_recommend]

@@ -5,10 +5,13 @@ use std::fmt::Display;
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
-    GetPromptParams, GetPromptResult, InputRequiredResult, McpError, Outcome, Prompt,
+    GetPromptParams, GetPromptResult, InputRequiredResult, JsonObject, McpError, Outcome, Prompt,
     PromptArgument, PromptMessage,
 };
 use crate::server::{Context, StateKey};
+
+use super::completion::ArgumentCompletion;
+use super::describe::{IconInfo, icons};
 
 /// What answers a `prompts/get` of one prompt.
 pub type PromptCall =
@@ -19,6 +22,8 @@ pub type PromptCall =
 pub struct PromptArgumentInfo {
     /// Its name.
     pub name: &'static str,
+    /// A display name.
+    pub title: Option<&'static str>,
     /// Its doc comment.
     pub description: Option<&'static str>,
     /// Whether a client must send it.
@@ -36,6 +41,10 @@ pub struct PromptInfo {
     pub description: Option<&'static str>,
     /// Its arguments.
     pub arguments: &'static [PromptArgumentInfo],
+    /// Icons for display.
+    pub icons: &'static [IconInfo],
+    /// Its arguments' own completion functions.
+    pub completions: &'static [ArgumentCompletion],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
 }
@@ -46,6 +55,9 @@ pub struct PromptEntry {
     pub(crate) prompt: Prompt,
     pub(crate) call: PromptCall,
     pub(crate) requires: Vec<StateKey>,
+    pub(crate) completions: &'static [ArgumentCompletion],
+    /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
+    pub(crate) invalid: Option<String>,
 }
 
 impl PromptEntry {
@@ -57,7 +69,7 @@ impl PromptEntry {
             .iter()
             .map(|a| PromptArgument {
                 name: a.name.to_owned(),
-                title: None,
+                title: a.title.map(str::to_owned),
                 description: a.description.map(str::to_owned),
                 required: Some(a.required),
             })
@@ -67,13 +79,26 @@ impl PromptEntry {
             title: info.title.map(str::to_owned),
             description: info.description.map(str::to_owned),
             arguments: (!arguments.is_empty()).then_some(arguments),
+            icons: icons(info.icons),
             ..Prompt::default()
         };
         Self {
             prompt,
             call,
             requires: info.requires.iter().map(|key| key()).collect(),
+            completions: info.completions,
+            invalid: None,
         }
+    }
+
+    /// Sets the listing's `_meta` from `meta = …` (or records why it cannot).
+    #[doc(hidden)]
+    pub fn with_meta(mut self, meta: Result<JsonObject, String>) -> Self {
+        match meta {
+            Ok(meta) => self.prompt.meta = Some(meta),
+            Err(reason) => self.invalid = Some(reason),
+        }
+        self
     }
 
     /// How the prompt is listed.

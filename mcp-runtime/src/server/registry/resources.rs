@@ -9,11 +9,14 @@ use base64::engine::general_purpose::STANDARD;
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
-    BlobResourceContents, InputRequiredResult, McpError, Outcome, ReadResourceParams,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, TextResourceContents,
+    Annotations, BlobResourceContents, CacheHint, InputRequiredResult, JsonObject, McpError,
+    Outcome, ReadResourceParams, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+    Role, TextResourceContents,
 };
 use crate::server::{Context, StateKey};
 
+use super::completion::ArgumentCompletion;
+use super::describe::{IconInfo, icons};
 use super::uri_template::{TemplateError, UriTemplate};
 
 /// A template's variables as matched in the requested URI.
@@ -39,8 +42,39 @@ pub struct ResourceInfo {
     pub description: Option<&'static str>,
     /// The MIME type of its contents.
     pub mime_type: Option<&'static str>,
+    /// Hints for clients: audience, priority, last change.
+    pub annotations: Option<ResourceAnnotationsInfo>,
+    /// Its size in bytes (static resources only: a template names many).
+    pub size: Option<u64>,
+    /// Icons for display.
+    pub icons: &'static [IconInfo],
+    /// Cache hints of its reads, unless a read's answer sets its own.
+    pub cache: Option<CacheHint>,
+    /// Its template variables' own completion functions.
+    pub completions: &'static [ArgumentCompletion],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
+}
+
+/// `annotations(audience = [...], priority = …, last_modified = "…")` as the macro writes it.
+#[derive(Debug, Clone, Copy)]
+pub struct ResourceAnnotationsInfo {
+    /// Who the contents are for.
+    pub audience: Option<&'static [Role]>,
+    /// Importance from 0 to 1.
+    pub priority: Option<f64>,
+    /// When it last changed (ISO 8601).
+    pub last_modified: Option<&'static str>,
+}
+
+impl ResourceAnnotationsInfo {
+    fn to_annotations(self) -> Annotations {
+        Annotations {
+            audience: self.audience.map(<[Role]>::to_vec),
+            priority: self.priority,
+            last_modified: self.last_modified.map(str::to_owned),
+        }
+    }
 }
 
 /// One registered resource or resource template.
@@ -49,7 +83,11 @@ pub struct ResourceEntry {
     pub(crate) listing: Listing,
     pub(crate) template: UriTemplate,
     pub(crate) call: ResourceCall,
+    pub(crate) cache: Option<CacheHint>,
+    pub(crate) completions: &'static [ArgumentCompletion],
     pub(crate) requires: Vec<StateKey>,
+    /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
+    pub(crate) invalid: Option<String>,
 }
 
 /// Where a resource is listed.
@@ -65,11 +103,17 @@ impl ResourceEntry {
     #[doc(hidden)]
     pub fn new(info: ResourceInfo, call: ResourceCall) -> Result<Self, TemplateError> {
         let template = UriTemplate::parse(info.uri)?;
+        let annotations = info
+            .annotations
+            .map(ResourceAnnotationsInfo::to_annotations);
         let listing = if template.is_static() {
             Listing::Static(Resource {
                 title: info.title.map(str::to_owned),
                 description: info.description.map(str::to_owned),
                 mime_type: info.mime_type.map(str::to_owned),
+                annotations,
+                size: info.size,
+                icons: icons(info.icons),
                 ..Resource::new(info.uri, info.name)
             })
         } else {
@@ -79,6 +123,8 @@ impl ResourceEntry {
                 title: info.title.map(str::to_owned),
                 description: info.description.map(str::to_owned),
                 mime_type: info.mime_type.map(str::to_owned),
+                annotations,
+                icons: icons(info.icons),
                 ..ResourceTemplate::default()
             })
         };
@@ -86,8 +132,24 @@ impl ResourceEntry {
             listing,
             template,
             call,
+            cache: info.cache,
+            completions: info.completions,
             requires: info.requires.iter().map(|key| key()).collect(),
+            invalid: None,
         })
+    }
+
+    /// Sets the listing's `_meta` from `meta = …` (or records why it cannot).
+    #[doc(hidden)]
+    pub fn with_meta(mut self, meta: Result<JsonObject, String>) -> Self {
+        match meta {
+            Ok(meta) => match &mut self.listing {
+                Listing::Static(r) => r.meta = Some(meta),
+                Listing::Template(t) => t.meta = Some(meta),
+            },
+            Err(reason) => self.invalid = Some(reason),
+        }
+        self
     }
 
     /// The URI or template it is registered under.

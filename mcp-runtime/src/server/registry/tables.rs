@@ -87,22 +87,30 @@ pub(super) fn with_resources(
     }
     builder.on_read_resource(move |ctx, params| {
         let found = match exact.get(&params.uri) {
-            Some(entry) => Some((entry.call, Vec::new())),
-            None => patterns
-                .iter()
-                .find_map(|e| e.template.matches(&params.uri).map(|vars| (e.call, vars))),
+            Some(entry) => Some((entry.call, entry.cache, Vec::new())),
+            None => patterns.iter().find_map(|e| {
+                e.template
+                    .matches(&params.uri)
+                    .map(|vars| (e.call, e.cache, vars))
+            }),
         };
         // Each revision says "not found" its own way.
         let legacy = ctx.generation() == Generation::V2025_11_25;
         async move {
-            let Some((call, vars)) = found else {
+            let Some((call, cache, vars)) = found else {
                 return Err(if legacy {
                     McpError::legacy_resource_not_found(&params.uri)
                 } else {
                     McpError::resource_not_found(&params.uri)
                 });
             };
-            call(ctx, params, vars).await
+            let mut outcome = call(ctx, params, vars).await?;
+            // The answer's own hint wins; the runtime fills in the server's default after.
+            if let (Outcome::Complete(result), Some(hint)) = (&mut outcome, cache) {
+                result.ttl_ms.get_or_insert(hint.ttl_ms);
+                result.cache_scope.get_or_insert(hint.scope);
+            }
+            Ok(outcome)
         }
     })
 }

@@ -5,9 +5,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::boxed::BoxFuture;
-use crate::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool, ToolAnnotations};
+use crate::protocol::{
+    CallToolParams, CallToolResult, JsonObject, McpError, Outcome, Tool, ToolAnnotations,
+};
 use crate::server::{Context, StateKey};
 
+use super::describe::{IconInfo, icons};
 use super::schema::OutputSchema;
 
 /// What answers a call of one tool.
@@ -31,6 +34,8 @@ pub struct ToolInfo {
     pub idempotent: Option<bool>,
     /// Open-world hint.
     pub open_world: Option<bool>,
+    /// Icons for display.
+    pub icons: &'static [IconInfo],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
 }
@@ -42,6 +47,8 @@ pub struct ToolEntry {
     pub(crate) call: ToolCall,
     pub(crate) wraps_output: bool,
     pub(crate) requires: Vec<StateKey>,
+    /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
+    pub(crate) invalid: Option<String>,
 }
 
 impl ToolEntry {
@@ -71,6 +78,7 @@ impl ToolEntry {
             call,
             wraps_output: false,
             requires: Vec::new(),
+            invalid: None,
         }
     }
 
@@ -104,13 +112,25 @@ impl ToolEntry {
         tool.title = info.title.map(str::to_owned);
         tool.description = info.description.map(str::to_owned);
         tool.annotations = annotations;
+        tool.icons = icons(info.icons);
         tool.output_schema = output.as_ref().map(|o| Arc::new(o.schema.clone()));
         Self {
             tool,
             call,
             wraps_output: output.is_some_and(|o| o.wrapped),
             requires: info.requires.iter().map(|key| key()).collect(),
+            invalid: None,
         }
+    }
+
+    /// Sets the listing's `_meta` from `meta = …` (or records why it cannot).
+    #[doc(hidden)]
+    pub fn with_meta(mut self, meta: Result<JsonObject, String>) -> Self {
+        match meta {
+            Ok(meta) => self.tool.meta = Some(meta),
+            Err(reason) => self.invalid = Some(reason),
+        }
+        self
     }
 
     /// How the tool is listed in `tools/list`.
