@@ -27,6 +27,7 @@ mod http_modern;
 mod http_security;
 mod macro_prompts_resources;
 mod macro_tools;
+mod plain_schemas;
 mod provisioner_stdio;
 mod python_client_interop;
 mod python_server_interop;
