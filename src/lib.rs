@@ -145,9 +145,12 @@ macro_rules! tools {
 /// Turns an `async fn` into an MCP prompt.
 ///
 /// The prompt's name is the function's (override with `name = "…"`), its description the doc
-/// comment; `title = "…"` sets a display name. Prompt arguments are strings: each `String`
-/// parameter is a required argument, each `Option<String>` an optional one, described by its
-/// doc comment (`#[mcp(rename = "…")]` changes its name). A [`Context`] parameter receives the
+/// comment; `title = "…"` sets a display name. Prompt arguments travel as strings and are
+/// parsed with `FromStr`, as a resource template's variables are: a `String`, a number, a
+/// `bool` or any type of yours implementing `FromStr` (with a `Display` error) is a required
+/// argument, an `Option` of one an optional argument; each is described by its doc comment
+/// (`#[mcp(rename = "…")]` changes its name), and a value that does not parse is `-32602`
+/// naming the argument. A [`Context`] parameter receives the
 /// request's context, a [`State<T>`] parameter shared state. Attribute keys: `name`, `title`,
 /// `description`, `crate = "path"` (as on [`tool`](macro@tool)), each at most once.
 ///
@@ -166,8 +169,12 @@ macro_rules! tools {
 ///     service: String,
 ///     /// Extra context, if any.
 ///     notes: Option<String>,
+///     /// How many days of incidents to cover.
+///     days: Option<u32>,
 /// ) -> Vec<PromptMessage> {
-///     vec![PromptMessage::user(format!("Brief me on {service}. {}", notes.unwrap_or_default()))]
+///     let days = days.unwrap_or(7);
+///     let notes = notes.unwrap_or_default();
+///     vec![PromptMessage::user(format!("Brief me on {service}, last {days} days. {notes}"))]
 /// }
 ///
 /// let server = mcp::McpServer::new("ops").prompts(mcp::prompts![briefing]).build()?;
@@ -180,8 +187,8 @@ macro_rules! tools {
 /// The function as written (doc comments and `#[mcp]` attributes on parameters removed), a
 /// hidden type with its name for `mcp::prompts![…]`, a constant list of the arguments for
 /// `prompts/list` (the parameters whose types are arguments), a `PromptDef` implementation whose
-/// wrapper takes each argument out of the request (a missing required one is `-32602` naming
-/// it), calls the function and converts the result, and the same `Send` check as a tool's.
+/// wrapper takes each argument out of the request and parses it (a missing required one, or
+/// one that does not parse, is `-32602` naming it), calls the function and converts the result, and the same `Send` check as a tool's.
 pub use mcp_macros::prompt;
 
 /// Turns an `async fn` into an MCP resource (a fixed URI) or resource template (an RFC 6570
