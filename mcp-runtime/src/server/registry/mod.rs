@@ -30,9 +30,9 @@ pub(crate) mod macro_support {
         ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
     };
     pub use super::params::{
-        DefaultArgument, Filled, Injected, ParamError, PromptArgument, PromptParam, ResourceParam,
-        SchemaDefault, StaticResourceParam, ToolArgument, ToolParam, ToolParamSchema, compact,
-        count_some, keep_arguments, shown_in_schema,
+        ArgumentSchema, DefaultArgument, Filled, Injected, ParamError, PromptArgument, PromptParam,
+        ResourceParam, SchemaDefault, StaticResourceParam, ToolArgument, ToolParam,
+        ToolParamSchema, compact, count_some, keep_arguments, shown_in_schema,
     };
     pub use super::prompts::{
         Optional, Parsed, PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo,

@@ -220,9 +220,23 @@ pub trait ToolParamSchema {
     type Schema;
 }
 
-impl<T: JsonSchema> ToolParamSchema for T {
+impl<T: ArgumentSchema> ToolParamSchema for T {
     type Schema = T;
 }
+
+/// A tool argument's type with a JSON schema. It stands between [`ToolParamSchema`] and
+/// `schemars::JsonSchema` so that rustc, reporting a missing `JsonSchema` on the way to the
+/// schema struct's field type, words it with this trait's message and says which schemars.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no JSON schema, so it cannot be a tool argument",
+    label = "not described by `schemars::JsonSchema`",
+    note = "derive `schemars::JsonSchema` (schemars 1.x, `schemars = \"1\"` in Cargo.toml; a \
+            0.8 derive implements another trait and does not count) and `serde::Deserialize` \
+            on it; the runtime fills `mcp::Context` and `mcp::State<T>`"
+)]
+pub trait ArgumentSchema: JsonSchema {}
+
+impl<T: JsonSchema> ArgumentSchema for T {}
 
 impl ToolParamSchema for Context {
     type Schema = Injected;
