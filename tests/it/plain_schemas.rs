@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::support::process::{ChildGuard, example};
+use crate::support::http::{modern, post};
+use crate::support::process::{ChildGuard, example, free_port};
 
 /// What a generated schema may say in `format`: JSON Schema 2020-12's formats that the
 /// TypeScript SDK's `ajv-formats` also knows.
@@ -230,4 +231,29 @@ fn the_provisioner_example_lists_plain_schemas() {
     let reply: Value = serde_json::from_str(&line).expect("json");
     assert!(reply["result"]["tools"].is_array(), "{reply}");
     assert!(assert_plain("provisioner tools/list", &reply) >= 1);
+}
+
+#[tokio::test]
+async fn the_conformance_server_example_lists_plain_schemas() {
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut child = ChildGuard::spawn(
+        Command::new(example("conformance_server"))
+            .args(["--port", &port.to_string()])
+            .env_remove("MCP_REQUEST_STATE_KEYS")
+            .stdout(Stdio::null())
+            // It announces its address there; the test knows it.
+            .stderr(Stdio::null()),
+    );
+    child.wait_listening(&addr);
+    let reply = post(
+        addr.parse().expect("an address"),
+        modern(1, "tools/list", json!({})),
+    )
+    .routing("tools/list", None)
+    .send()
+    .await
+    .json();
+    assert!(reply["result"]["tools"].is_array(), "{reply}");
+    assert!(assert_plain("conformance_server tools/list", &reply) >= 1);
 }
