@@ -23,6 +23,22 @@ async fn briefing(
     ))]
 }
 
+/// A digest of recent incidents.
+#[mcp::prompt]
+async fn digest(
+    service: String,
+    /// How many days back.
+    days: u32,
+    /// At most this many incidents.
+    #[mcp(rename = "max")]
+    limit: Option<u8>,
+) -> String {
+    match limit {
+        Some(limit) => format!("{service}: {days} days, top {limit}"),
+        None => format!("{service}: {days} days"),
+    }
+}
+
 /// Always fails.
 #[mcp::prompt]
 async fn broken() -> Result<String, String> {
@@ -84,7 +100,7 @@ async fn confirm(env: String, ctx: Context) -> Result<String, InputRequiredResul
 fn client() -> Client {
     let server = McpServer::new("prompts-resources")
         .version("1.0.0")
-        .prompts(mcp::prompts![briefing, broken, tailored])
+        .prompts(mcp::prompts![briefing, broken, tailored, digest])
         .resources(mcp::resources![
             table_schema,
             log_page,
@@ -155,6 +171,46 @@ async fn prompts_bind_arguments_and_report_errors() {
             .to_string()
             .contains("Error rendering prompt `broken`: the template store is down"),
         "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn prompt_arguments_parse_like_template_variables() {
+    let client = client();
+    let get = |arguments: Value| {
+        let client = client.clone();
+        async move {
+            raw(
+                &client,
+                "prompts/get",
+                json!({"name": "digest", "arguments": arguments}),
+            )
+            .await
+            .map(|r| r["messages"][0]["content"]["text"].clone())
+        }
+    };
+    assert_eq!(
+        get(json!({"service": "db", "days": "7", "max": "3"})).await,
+        Ok(json!("db: 7 days, top 3"))
+    );
+    assert_eq!(
+        get(json!({"service": "db", "days": "7"})).await,
+        Ok(json!("db: 7 days"))
+    );
+    let bad = get(json!({"service": "db", "days": "a week"}))
+        .await
+        .expect_err("not a number");
+    assert!(
+        bad.contains("-32602")
+            && bad.contains("Invalid value for argument `days` of prompt `digest`: invalid digit"),
+        "{bad}"
+    );
+    let too_big = get(json!({"service": "db", "days": "1", "max": "300"}))
+        .await
+        .expect_err("not a u8");
+    assert!(
+        too_big.contains("-32602") && too_big.contains("argument `max` of prompt `digest`"),
+        "{too_big}"
     );
 }
 

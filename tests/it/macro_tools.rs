@@ -109,11 +109,62 @@ async fn raw() -> CallToolResult {
     CallToolResult::text("raw")
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Window {
+    /// Hours between runs.
+    every_hours: u32,
+    /// When to stop.
+    until: Option<String>,
+    /// Per-slot limits; a slot may be unlimited.
+    slots: Vec<Option<u16>>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Plan {
+    runs: u64,
+    /// Always present; null when nothing was noted.
+    note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offset: Option<i32>,
+    window: Option<Summary>,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Summary {
+    hours: u32,
+    ratio: f32,
+    limited_slots: usize,
+}
+
+/// Plans runs: nested, optional and sized types, as their schemas show them.
+#[mcp::tool]
+async fn schedule(
+    name: String,
+    window: Option<Window>,
+    limit: Option<u64>,
+    #[mcp(default = 1)] step: usize,
+    weight: f64,
+) -> Json<Plan> {
+    Json(Plan {
+        runs: limit.unwrap_or(10) / step.max(1) as u64,
+        note: window
+            .as_ref()
+            .and_then(|w| w.until.as_ref())
+            .map(|until| format!("{name} until {until}")),
+        offset: None,
+        window: window.map(|w| Summary {
+            hours: w.every_hours,
+            ratio: weight as f32,
+            limited_slots: w.slots.iter().flatten().count(),
+        }),
+    })
+}
+
 fn server() -> McpServer {
     McpServer::new("macro-tools")
         .version("1.0.0")
         .tools(mcp::tools![
-            echo, add, greet, fallible, forecast, count, deploy, raw
+            echo, add, greet, fallible, forecast, count, deploy, raw, schedule
         ])
 }
 
@@ -216,6 +267,40 @@ async fn structured_output_carries_content_and_wraps_non_objects() {
     let counted = call(&client, "count", json!({})).await;
     assert_eq!(counted.structured_content, Some(json!({"result": 3})));
     assert_eq!(text(&call(&client, "raw", json!({})).await), "raw");
+}
+
+#[tokio::test]
+async fn an_explicit_null_is_an_absent_argument_and_outputs_match_their_schema() {
+    let client = client();
+    let listed: ListToolsResult = client.list_tools(None).await.expect("tools/list");
+    let tool = listed
+        .tools
+        .iter()
+        .find(|t| t.name == "schedule")
+        .expect("schedule is listed");
+    let output = tool.output_schema.as_deref().expect("an output schema");
+    let validator = jsonschema::validator_for(output).expect("a valid output schema");
+    // The schema leaves `null` out of optional arguments; a client that sends it anyway is
+    // answered as if it had left the argument out.
+    let absent = json!({"name": "n", "window": null, "limit": null, "step": null, "weight": 0.5});
+    let plan = call(&client, "schedule", absent).await;
+    assert_eq!(plan.is_error, None, "{plan:?}");
+    let plan = plan.structured_content.expect("structured content");
+    assert_eq!(plan, json!({"runs": 10, "note": null, "window": null}));
+    assert!(validator.is_valid(&plan), "{plan} against {output}");
+    let window = json!({"every_hours": 6, "until": "May", "slots": [3, null]});
+    let given = json!({"name": "n", "window": window, "limit": 8, "step": 2, "weight": 0.5});
+    let plan = call(&client, "schedule", given).await.structured_content;
+    let plan = plan.expect("structured content");
+    assert_eq!(
+        plan,
+        json!({
+            "runs": 4,
+            "note": "n until May",
+            "window": {"hours": 6, "ratio": 0.5, "limited_slots": 1},
+        })
+    );
+    assert!(validator.is_valid(&plan), "{plan} against {output}");
 }
 
 #[tokio::test]

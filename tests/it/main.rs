@@ -32,6 +32,7 @@ mod http_security;
 mod legacy_session_hooks;
 mod macro_prompts_resources;
 mod macro_tools;
+mod plain_schemas;
 mod provisioner_stdio;
 mod python_client_interop;
 mod python_server_interop;

@@ -1,7 +1,8 @@
 //! Code for a checked [`PromptFn`]: the function as written, its hidden twin type, and the
 //! twin's registration. Each parameter that is not a Resolve parameter goes through its type's
 //! `PromptParam` (an argument, the request context, shared state); a renamed one must be an
-//! argument and goes through `PromptArgumentType`.
+//! argument and goes through `PromptArgumentType`. Both traits carry a marker type parameter that
+//! tells their impls apart, left for the compiler to infer (`PromptParam<_>`).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -9,9 +10,7 @@ use syn::spanned::Spanned;
 
 use crate::common::docs::Docs;
 use crate::common::params::{Param, ParamKind};
-use crate::common::registration::{
-    self, Handler, PROMPT, Round, completions, state_requirements, through_trait,
-};
+use crate::common::registration::{self, Handler, PROMPT, Round, completions, state_requirements};
 use crate::common::resolve::resolution;
 
 use super::model::PromptFn;
@@ -52,7 +51,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             }
         };
         if param.attrs.marks_argument() {
-            info(quote_spanned!(ty.span()=> <#ty as #p::PromptArgumentType>::REQUIRED))
+            info(quote_spanned!(ty.span()=> <#ty as #p::PromptArgumentType<_>>::REQUIRED))
         } else {
             let listed = info(quote!(required));
             let argument = via_param(prompt, param, quote!(ARGUMENT));
@@ -107,11 +106,11 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
             let wire_name = param.wire_name();
             let value = if param.attrs.marks_argument() {
                 quote_spanned! {ty.span()=>
-                    <#ty as #p::PromptArgumentType>::take(&mut __mcp_arguments, #name, #wire_name)
+                    <#ty as #p::PromptArgumentType<_>>::take(&mut __mcp_arguments, #name, #wire_name)
                 }
             } else {
                 quote_spanned! {ty.span()=>
-                    <#ty as #p::PromptParam>::from_call(
+                    <#ty as #p::PromptParam<_>>::from_call(
                         &__mcp_context, &mut __mcp_arguments, #name, #wire_name,
                     )
                 }
@@ -186,7 +185,9 @@ pub fn fallback(prompt: &PromptFn) -> TokenStream {
     registration::fallback(&prompt.item, &PROMPT, &prompt.name.0, &prompt.paths)
 }
 
-/// `<T as PromptParam>::ITEM`, spanned at the parameter's type.
+/// `<T as PromptParam<_>>::ITEM`, spanned at the parameter's type.
 fn via_param(prompt: &PromptFn, param: &Param, item: TokenStream) -> TokenStream {
-    through_trait(&prompt.paths, "PromptParam", param, item)
+    let p = prompt.paths.private();
+    let ty = &param.ty;
+    quote_spanned!(ty.span()=> <#ty as #p::PromptParam<_>>::#item)
 }

@@ -13,6 +13,17 @@ async fn greet(name: String, #[mcp(rename = "honorific")] title: Option<String>)
     format!("{} {name}", title.unwrap_or_default())
 }
 
+/// Arguments parsed with `FromStr`, required and optional, and renamed.
+#[mcp::prompt]
+async fn typed(
+    days: u32,
+    verbose: Option<bool>,
+    #[mcp(rename = "ratio")] share: Option<f64>,
+    addr: std::net::IpAddr,
+) -> String {
+    format!("{days} {verbose:?} {share:?} {addr}")
+}
+
 #[mcp::prompt]
 async fn messages() -> Vec<PromptMessage> {
     vec![PromptMessage::user("a")]
@@ -46,6 +57,6 @@ async fn outcome(topic: String) -> Outcome<GetPromptResult> {
 
 fn main() {
     let _ = McpServer::new("p")
-        .prompts(mcp::prompts![plain, greet, messages, one, full, fallible, manual, outcome])
+        .prompts(mcp::prompts![plain, greet, typed, messages, one, full, fallible, manual, outcome])
         .build();
 }

@@ -83,7 +83,10 @@ impl<T: NeverAsks, E: Display> NeverAsks for Result<T, E> {}
     note = "the runtime asks for the Resolve parameters and runs the function once they are \
             answered, so it returns its final result: text, `mcp::Json<T>`, `CallToolResult`, \
             content blocks, or a `Result` of these whose error is `Display` (never \
-            `InputRequiredResult` or `Outcome`)"
+            `InputRequiredResult` or `Outcome`)",
+    note = "`mcp::Json<T>` needs `T` to derive `serde::Serialize` and `schemars::JsonSchema` \
+            (schemars 1.x, `schemars = \"1\"` in Cargo.toml; a 0.8 derive implements another \
+            trait and does not count)"
 )]
 pub trait ResolvedToolReturn: Sized {
     /// [`IntoToolOutcome::output_schema`].

@@ -35,11 +35,13 @@ pub(crate) mod macro_support {
         ResolvedToolReturn, SendCheckSkipped, SendGate, SendProbe, StaticResourceReturn,
     };
     pub use super::params::{
-        DefaultArgument, Injected, ParamError, PromptParam, ResourceParam, SchemaDefault,
-        StaticResourceParam, ToolArgument, ToolParam, ToolParamSchema, compact, count_some,
-        keep_arguments, shown_in_schema,
+        ArgumentSchema, DefaultArgument, Filled, Injected, ParamError, PromptArgument, PromptParam,
+        ResourceParam, SchemaDefault, StaticResourceParam, ToolArgument, ToolParam,
+        ToolParamSchema, compact, count_some, keep_arguments, shown_in_schema,
     };
-    pub use super::prompts::{PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo};
+    pub use super::prompts::{
+        Optional, Parsed, PromptArgumentInfo, PromptArgumentType, PromptDef, PromptInfo,
+    };
     pub use super::resources::{
         FromTemplateVar, ResourceAnnotationsInfo, ResourceDef, ResourceInfo, TemplateVars,
     };

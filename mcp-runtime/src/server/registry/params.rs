@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::marker::PhantomData;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
@@ -219,9 +220,23 @@ pub trait ToolParamSchema {
     type Schema;
 }
 
-impl<T: JsonSchema> ToolParamSchema for T {
+impl<T: ArgumentSchema> ToolParamSchema for T {
     type Schema = T;
 }
+
+/// A tool argument's type with a JSON schema. It stands between [`ToolParamSchema`] and
+/// `schemars::JsonSchema` so that rustc, reporting a missing `JsonSchema` on the way to the
+/// schema struct's field type, words it with this trait's message and says which schemars.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no JSON schema, so it cannot be a tool argument",
+    label = "not described by `schemars::JsonSchema`",
+    note = "derive `schemars::JsonSchema` (schemars 1.x, `schemars = \"1\"` in Cargo.toml; a \
+            0.8 derive implements another trait and does not count) and `serde::Deserialize` \
+            on it; the runtime fills `mcp::Context` and `mcp::State<T>`"
+)]
+pub trait ArgumentSchema: JsonSchema {}
+
+impl<T: JsonSchema> ArgumentSchema for T {}
 
 impl ToolParamSchema for Context {
     type Schema = Injected;
@@ -274,15 +289,18 @@ pub fn keep_arguments(schema: &mut Schema, params: &[(&str, bool)]) {
     }
 }
 
-/// A parameter of a `#[mcp::prompt]` function: an argument (`String`, or `Option<String>` when
-/// optional), the request context, or shared state.
+/// A parameter of a `#[mcp::prompt]` function: an argument (any [`PromptArgumentType`]: a
+/// `FromStr` type, or an `Option` of one when optional), the request context, or shared state.
+/// `M` tells the impls apart, as for [`PromptArgumentType`]; generated code names it as
+/// `PromptParam<_>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a prompt parameter",
-    label = "prompt arguments are strings",
-    note = "use `String` for a required argument or `Option<String>` for an optional one; the \
-            runtime fills `mcp::Context` and `mcp::State<T>`"
+    label = "not a prompt argument, the request context or shared state",
+    note = "prompt arguments are strings parsed with `FromStr`: use `String`, a number, or a type \
+            implementing `FromStr` with a `Display` error (an `Option` of one when optional); \
+            the runtime fills `mcp::Context` and `mcp::State<T>`"
 )]
-pub trait PromptParam: Sized {
+pub trait PromptParam<M>: Sized {
     /// `Some(required)` for an argument listed by `prompts/list`; `None` for what the runtime
     /// fills.
     const ARGUMENT: Option<bool>;
@@ -300,7 +318,15 @@ pub trait PromptParam: Sized {
     ) -> Result<Self, McpError>;
 }
 
-impl<T: PromptArgumentType> PromptParam for T {
+/// The [`PromptParam`] impl of an argument, of kind `M`.
+#[derive(Debug)]
+pub struct PromptArgument<M>(PhantomData<M>);
+
+/// The [`PromptParam`] impls of what the runtime fills.
+#[derive(Debug)]
+pub enum Filled {}
+
+impl<M, T: PromptArgumentType<M>> PromptParam<PromptArgument<M>> for T {
     const ARGUMENT: Option<bool> = Some(T::REQUIRED);
 
     #[inline]
@@ -314,7 +340,7 @@ impl<T: PromptArgumentType> PromptParam for T {
     }
 }
 
-impl PromptParam for Context {
+impl PromptParam<Filled> for Context {
     const ARGUMENT: Option<bool> = None;
     const ROUND: bool = true;
 
@@ -329,7 +355,7 @@ impl PromptParam for Context {
     }
 }
 
-impl<T: Send + Sync + 'static> PromptParam for State<T> {
+impl<T: Send + Sync + 'static> PromptParam<Filled> for State<T> {
     const ARGUMENT: Option<bool> = None;
     const STATE: Option<fn() -> StateKey> = Some(StateKey::of::<T>);
 

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Display;
+use std::str::FromStr;
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
@@ -126,14 +127,21 @@ pub trait PromptDef {
     fn entry() -> PromptEntry;
 }
 
-/// A prompt parameter type: prompt arguments are strings, so `String` (required) or
-/// `Option<String>` (optional).
+/// A prompt argument's type. Prompt arguments travel as strings, so it is anything parsed with
+/// `FromStr` whose error is `Display` (`String`, numbers, `bool`, your own types): required, or
+/// optional as an `Option` of one. A value that does not parse is `-32602` naming the argument,
+/// as for a resource template's variables.
+///
+/// `M` tells the two kinds of impl apart (`Parsed` for `T`, `Optional` for `Option<T>`): with
+/// one blanket impl over `FromStr` the `Option` impl would overlap, since std may some day make
+/// `Option<T>` parse. Generated code names it as `PromptArgumentType<_>`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a prompt argument",
-    label = "prompt arguments are strings",
-    note = "use `String` for a required argument or `Option<String>` for an optional one"
+    label = "prompt arguments are parsed from strings with `FromStr`",
+    note = "use `String`, a number, or a type implementing `FromStr` with a `Display` error, \
+            or an `Option` of one for an optional argument"
 )]
-pub trait PromptArgumentType: Sized {
+pub trait PromptArgumentType<M>: Sized {
     /// Whether a client must send it.
     const REQUIRED: bool;
     /// Takes it out of the request's arguments.
@@ -144,7 +152,19 @@ pub trait PromptArgumentType: Sized {
     ) -> Result<Self, McpError>;
 }
 
-impl PromptArgumentType for String {
+/// The [`PromptArgumentType`] impl of a required argument.
+#[derive(Debug)]
+pub enum Parsed {}
+
+/// The [`PromptArgumentType`] impl of an optional argument.
+#[derive(Debug)]
+pub enum Optional {}
+
+impl<T> PromptArgumentType<Parsed> for T
+where
+    T: FromStr,
+    T::Err: Display,
+{
     const REQUIRED: bool = true;
 
     fn take(
@@ -152,24 +172,44 @@ impl PromptArgumentType for String {
         prompt: &str,
         name: &str,
     ) -> Result<Self, McpError> {
-        arguments.remove(name).ok_or_else(|| {
+        let raw = arguments.remove(name).ok_or_else(|| {
             McpError::invalid_params(format!(
                 "Missing required argument `{name}` for prompt `{prompt}`"
             ))
-        })
+        })?;
+        parse(&raw, prompt, name)
     }
 }
 
-impl PromptArgumentType for Option<String> {
+impl<T> PromptArgumentType<Optional> for Option<T>
+where
+    T: FromStr,
+    T::Err: Display,
+{
     const REQUIRED: bool = false;
 
     fn take(
         arguments: &mut BTreeMap<String, String>,
-        _prompt: &str,
+        prompt: &str,
         name: &str,
     ) -> Result<Self, McpError> {
-        Ok(arguments.remove(name))
+        arguments
+            .remove(name)
+            .map(|raw| parse(&raw, prompt, name))
+            .transpose()
     }
+}
+
+fn parse<T>(raw: &str, prompt: &str, name: &str) -> Result<T, McpError>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    raw.parse().map_err(|e| {
+        McpError::invalid_params(format!(
+            "Invalid value for argument `{name}` of prompt `{prompt}`: {e}"
+        ))
+    })
 }
 
 /// A value a `#[mcp::prompt]` function can return: messages (`Vec<PromptMessage>`, one

@@ -22,7 +22,10 @@ use super::schema::{self, OutputSchema};
     message = "`{Self}` cannot be returned from an MCP tool",
     label = "this return type is not a tool result",
     note = "return text (`String`, `&'static str`), `mcp::Json<T>`, `CallToolResult`, content \
-            blocks, or a `Result` of these whose error is `Display` or `InputRequiredResult`"
+            blocks, or a `Result` of these whose error is `Display` or `InputRequiredResult`",
+    note = "`mcp::Json<T>` needs `T` to derive `serde::Serialize` and `schemars::JsonSchema` \
+            (schemars 1.x, `schemars = \"1\"` in Cargo.toml; a 0.8 derive implements another \
+            trait and does not count)"
 )]
 pub trait IntoToolOutcome {
     /// Whether this type can carry an `InputRequiredResult`. A tool whose parameters ask the
@@ -166,6 +169,9 @@ impl<T: IntoToolOutcome> IntoToolOutcome for Result<T, InputRequiredResult> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Json<T>(pub T);
 
+// Not recommended, so a `T` without `JsonSchema` or `Serialize` is reported as this trait's
+// sentence (whose note names schemars 1.x) rather than as schemars' bare trait bound.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + JsonSchema> IntoToolOutcome for Json<T> {
     fn output_schema() -> Option<OutputSchema> {
         Some(schema::output_schema::<T>())

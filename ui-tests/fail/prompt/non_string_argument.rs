@@ -1,6 +1,0 @@
-#[mcp::prompt]
-async fn count(items: u32) -> String {
-    items.to_string()
-}
-
-fn main() {}
