@@ -6,6 +6,9 @@
 //! cargo run --release --example bench_server -- --port 8000
 //! ```
 
+#[path = "support/logging.rs"]
+mod logging;
+
 use mcp::{Elicit, McpServer};
 
 /// Echo the text back.
@@ -36,16 +39,7 @@ async fn provision(
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // Logs on stderr (stdout may carry the protocol), at `info` unless RUST_LOG says otherwise:
-    // every request the server refuses is logged there with its reason.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let port: u16 = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["--port", port] => port.parse()?,

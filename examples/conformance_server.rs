@@ -15,6 +15,9 @@
 //! round by round (answers accepted without any state, a restart on a stale round, questions
 //! that depend on the client's capabilities) build their `InputRequiredResult` by hand.
 
+#[path = "support/logging.rs"]
+mod logging;
+
 use std::time::Duration;
 
 use mcp::BoxFuture;
@@ -37,16 +40,7 @@ const WAV: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 const STATIC_TEXT: &str = "This is the content of the static text resource.";
 
 fn main() -> anyhow::Result<()> {
-    // Logs on stderr (stdout may carry the protocol), at `info` unless RUST_LOG says otherwise:
-    // every request the server refuses is logged there with its reason.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init();
     let port = port_from_args()?;
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {

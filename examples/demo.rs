@@ -11,6 +11,9 @@
 //!
 //! Run it with `cargo run --example demo`. Every message on the wire is printed.
 
+#[path = "support/logging.rs"]
+mod logging;
+
 use mcp::client::Client;
 use mcp::protocol::{
     ElicitAction, ElicitParams, ElicitResult, Implementation, InputRequest, InputResponses,
@@ -87,16 +90,7 @@ fn tapped_pair() -> (Duplex, Duplex) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
-    // Logs on stderr (stdout may carry the protocol), at `info` unless RUST_LOG says otherwise:
-    // every request the server refuses is logged there with its reason.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init();
     let (client_end, server_end) = tapped_pair();
     // Sealing of requestState is on by default (a random key per process); deployments with
     // several instances pass shared keys with `.request_state_security(..)`.

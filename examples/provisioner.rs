@@ -15,6 +15,9 @@
 //! within `--grace` seconds (default 30), and exits 0. `--header-timeout` bounds how long a
 //! client may take to send a request's headers (default 10).
 
+#[path = "support/logging.rs"]
+mod logging;
+
 use mcp::state::RequestStateSecurity;
 use mcp::{Elicit, Elicited, McpServer};
 
@@ -78,16 +81,7 @@ const USAGE: &str =
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // Logs on stderr (stdout may carry the protocol), at `info` unless RUST_LOG says otherwise:
-    // every request the server refuses is logged there with its reason.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init();
     let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
         Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
         None => RequestStateSecurity::ephemeral(),

@@ -11,6 +11,9 @@
 //! both share `MCP_REQUEST_STATE_KEYS`, so the second instance accepts the state the first
 //! one sealed.
 
+#[path = "support/logging.rs"]
+mod logging;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
@@ -103,16 +106,7 @@ async fn finish(file: &Path) -> anyhow::Result<()> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
-    // Logs on stderr (stdout may carry the protocol), at `info` unless RUST_LOG says otherwise:
-    // every request the server refuses is logged there with its reason.
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
+    logging::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["start", file] => start(Path::new(file)).await,

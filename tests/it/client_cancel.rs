@@ -119,22 +119,15 @@ async fn a_timed_out_call_is_cancelled_in_memory() {
 mod http {
     use std::time::Duration;
 
-    use mcp::transport::http::HttpTransport;
     use mcp::transport::http_client;
-    use tokio_util::sync::{CancellationToken, DropGuard};
+    use tokio_util::sync::DropGuard;
 
     use super::{Signals, a_timeout_cancels_the_call, builder, dropping_the_call_cancels_it};
 
     async fn start() -> (String, Signals, DropGuard) {
         let (server, signals) = super::server();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
-        let stop = CancellationToken::new();
-        let shutdown = stop.clone().cancelled_owned();
-        tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
-        (url, signals, stop.drop_guard())
+        let (url, stop) = crate::support::http::serve(server).await;
+        (url, signals, stop)
     }
 
     #[tokio::test]

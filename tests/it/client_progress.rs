@@ -80,22 +80,12 @@ async fn a_call_without_progress_asks_for_none() {
 
 #[cfg(feature = "http")]
 mod http {
-    use mcp::transport::http::HttpTransport;
     use mcp::transport::http_client;
-    use tokio_util::sync::CancellationToken;
 
     use super::{builder, counts_to_three, server};
 
     async fn start() -> (String, tokio_util::sync::DropGuard) {
-        let server = server().build().expect("valid server");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
-        let stop = CancellationToken::new();
-        let shutdown = stop.clone().cancelled_owned();
-        tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
-        (url, stop.drop_guard())
+        crate::support::http::serve(server().build().expect("valid server")).await
     }
 
     #[tokio::test]

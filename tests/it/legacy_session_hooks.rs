@@ -170,20 +170,10 @@ async fn the_roots_hook_ignores_the_2026_wire() {
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn the_roots_hook_asks_over_the_sessions_get_stream() {
-    use mcp::transport::http::HttpTransport;
     use mcp::transport::http_client;
-    use tokio_util::sync::CancellationToken;
 
     let (server, mut seen) = roots_server();
-    let server = server.build().expect("valid");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
-    let stop = CancellationToken::new();
-    let shutdown = stop.clone().cancelled_owned();
-    let _stop = stop.drop_guard();
-    tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
+    let (url, _stop) = crate::support::http::serve(server.build().expect("valid")).await;
     let client = with_roots().connect(http_client::connect(&url).expect("a URL"));
     client.initialize().await.expect("a session");
     // The client opens its GET stream right after initialize; a message for a session

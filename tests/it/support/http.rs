@@ -112,6 +112,17 @@ pub fn test_server(flags: Flags) -> Server {
         .expect("the server builds")
 }
 
+/// Serves `server` over Streamable HTTP on a fresh loopback port: its endpoint's URL, and a
+/// guard that stops it when dropped.
+pub async fn serve(server: Server) -> (String, tokio_util::sync::DropGuard) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    let stop = CancellationToken::new();
+    let shutdown = stop.clone().cancelled_owned();
+    tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
+    (url, stop.drop_guard())
+}
+
 /// A running HTTP server.
 pub struct Running {
     pub addr: SocketAddr,
