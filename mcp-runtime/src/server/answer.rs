@@ -192,7 +192,7 @@ impl Server {
         if !exchange.connection.roots_hook.start() {
             return;
         }
-        let app_state = self.inner.app_state.clone();
+        let server = self.clone();
         let id = RequestId::String(method.to_owned());
         tokio::spawn(async move {
             loop {
@@ -202,7 +202,7 @@ impl Server {
                     .legacy_session()
                     .unwrap_or_else(|| session.clone());
                 let admitted = Admitted::of_session(session);
-                let ctx = Context::new(id.clone(), admitted, &exchange, app_state.clone());
+                let ctx = Context::new(id.clone(), admitted, &exchange, &server);
                 if catch_panics(hook(ctx)).await.is_err() {
                     tracing::error!("the roots/list_changed hook panicked");
                 }

@@ -13,6 +13,7 @@ use crate::protocol::{
 };
 
 use crate::boxed::BoxFuture;
+use crate::push::{LocalBus, NotificationBus};
 use crate::state::{RequestStateSecurity, StateBoundary};
 
 use super::Server;
@@ -84,6 +85,7 @@ pub struct ServerBuilder {
     pub(crate) roots_list_changed: Option<NotificationHook>,
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
+    pub(crate) bus: Arc<dyn NotificationBus>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -124,6 +126,7 @@ impl ServerBuilder {
             roots_list_changed: None,
             security: None,
             app_state: AppState::default(),
+            bus: Arc::new(LocalBus::new()),
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }
@@ -412,6 +415,26 @@ impl ServerBuilder {
             logging: if self.logging { empty() } else { None },
             ..ServerCapabilities::default()
         }
+    }
+
+    /// The bus the server's changes travel on (default: a [`LocalBus`], this process only).
+    /// Instances that serve one application share one bus, so a change made through any of
+    /// them reaches the clients listening on all of them.
+    ///
+    /// ```
+    /// use mcp::protocol::Implementation;
+    /// use mcp::push::LocalBus;
+    /// use mcp::server::Server;
+    ///
+    /// let server = Server::builder(Implementation::new("board", "1.0.0"))
+    ///     .notification_bus(LocalBus::new())
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn notification_bus(mut self, bus: impl NotificationBus) -> Self {
+        self.bus = Arc::new(bus);
+        self
     }
 
     /// Shares `value` with every handler: `ctx.state::<T>()`, or an `mcp::State<T>` parameter

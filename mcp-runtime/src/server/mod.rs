@@ -11,6 +11,7 @@ mod builder;
 mod connection;
 mod context;
 mod gate;
+mod handle;
 mod handlers;
 #[cfg(feature = "http")]
 pub(crate) mod http_settings;
@@ -34,6 +35,7 @@ pub use builder::{
 pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_SUBSCRIPTIONS};
 pub use context::Context;
+pub use handle::ServerHandle;
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use registry::macro_support;
@@ -49,6 +51,7 @@ pub(crate) use {gate::Preparsed, preread::Preread};
 use crate::protocol::{
     CacheHint, Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities,
 };
+use crate::push::NotificationBus;
 use crate::state::StateBoundary;
 use builder::{Handlers, NotificationHook};
 use subscriptions::ResourceExists;
@@ -70,6 +73,8 @@ struct Inner {
     resource_exists: Option<ResourceExists>,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
+    /// Where the server's changes go out, and come back from, to reach its listeners.
+    bus: Arc<dyn NotificationBus>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -116,6 +121,7 @@ impl Server {
                 resource_exists: b.resource_exists,
                 state,
                 app_state: Arc::new(b.app_state),
+                bus: b.bus,
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -130,6 +136,11 @@ impl Server {
     /// Who this server says it is.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// A handle for telling its clients what changed, from outside any request.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle::new(self.inner.bus.clone())
     }
 
     /// What it advertises.

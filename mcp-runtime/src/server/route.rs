@@ -52,12 +52,7 @@ impl Server {
         };
         let (admitted, state) = admit(method, input, &exchange.connection)?;
         let generation = admitted.generation;
-        let ctx = Context::new(
-            id.clone(),
-            admitted,
-            &exchange,
-            self.inner.app_state.clone(),
-        );
+        let ctx = Context::new(id.clone(), admitted, &exchange, self);
         let h = &self.inner.handlers;
         match method {
             methods::INITIALIZE => self.initialize(id, params, &exchange.connection),
