@@ -32,6 +32,21 @@ pub enum Change {
     },
 }
 
+/// What a server's delivery of changes looks like right now, from
+/// [`Server::push_stats`](crate::server::Server::push_stats).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PushStats {
+    /// Listeners connected to this instance: 2026-07-28 listens, and 2025-11-25 sessions
+    /// with a stream open for what the server pushes (their GET stream over HTTP; their
+    /// connection on stdio).
+    pub listeners: usize,
+    /// Listeners ended so far because they fell behind: a client that did not read what it
+    /// was sent while [`LISTENER_QUEUE`](crate::server::LISTENER_QUEUE) changes piled up
+    /// (each such end is also logged as a warning).
+    pub fallen_behind: u64,
+}
+
 /// Carries [`Change`]s between the instances of one application.
 ///
 /// A server subscribes once, when it is built, and publishes every change it makes; what it

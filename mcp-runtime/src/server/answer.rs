@@ -50,6 +50,8 @@ pub struct Exchange {
     /// Whether the server can send the client requests while this one runs (false for a
     /// 2025-11-25 HTTP POST whose client takes no event stream).
     pub(crate) back_channel: bool,
+    /// Fires when the server is shutting down gracefully: a listen ends with its final result.
+    pub(crate) closing: Option<CancellationToken>,
 }
 
 impl Exchange {
@@ -66,7 +68,15 @@ impl Exchange {
             identity: None,
             preparsed: None,
             back_channel: true,
+            closing: None,
         }
+    }
+
+    /// Ends the listens of this exchange gracefully when `closing` fires.
+    #[cfg(feature = "http")]
+    pub(crate) fn closing_on(mut self, closing: CancellationToken) -> Self {
+        self.closing = Some(closing);
+        self
     }
 
     /// Marks the exchange as one that cannot carry requests to the client.

@@ -402,15 +402,22 @@ impl ServerBuilder {
     fn capabilities(&self) -> ServerCapabilities {
         let h = &self.handlers;
         let empty = || Some(Default::default());
+        // Every kind served can change: the application announces it through the server's
+        // handle, and the server delivers it to whoever listens.
+        let lists = || ListChangedCapability {
+            list_changed: Some(true),
+        };
         ServerCapabilities {
-            tools: (h.list_tools.is_some() || h.call_tool.is_some())
-                .then(ListChangedCapability::default),
-            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some())
-                .then(ListChangedCapability::default),
+            tools: (h.list_tools.is_some() || h.call_tool.is_some()).then(lists),
+            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then(lists),
             resources: (h.list_resources.is_some()
                 || h.list_resource_templates.is_some()
                 || h.read_resource.is_some())
-            .then(ResourcesCapability::default),
+            .then(|| ResourcesCapability {
+                // Updates need something to read again, so only with `resources/read`.
+                subscribe: h.read_resource.is_some().then_some(true),
+                list_changed: Some(true),
+            }),
             completions: h.complete.as_ref().and_then(|_| empty()),
             logging: if self.logging { empty() } else { None },
             ..ServerCapabilities::default()

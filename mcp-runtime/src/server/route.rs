@@ -74,6 +74,9 @@ impl Server {
                 self.set_subscription(method, params, &exchange.connection)?;
                 Ok(self.result_line(id, generation, EmptyResult::default()))
             }
+            methods::SUBSCRIPTIONS_LISTEN if generation == Generation::V2026_07_28 => {
+                self.listen(id, params, &exchange).await
+            }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {
                 Ok(self.result_line(id, generation, self.discover()))
             }

@@ -11,7 +11,7 @@ use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
-use crate::protocol::{Incoming, McpError, error_line};
+use crate::protocol::{Incoming, McpError, error_line, methods};
 use crate::server::Server;
 
 use super::bearer::BearerGuard;
@@ -141,7 +141,21 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
             "Too many requests in progress; retry later",
         );
     };
+    let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
+    if listen && !sse_allowed {
+        let error = McpError::invalid_request(
+            "subscriptions/listen streams its notifications: accept text/event-stream",
+        );
+        return respond::error(Some(&request.id), &error, StatusRules::Stateless);
+    }
     let response = route(shared, headers, message, identity, sse_allowed).await;
+    if listen {
+        // A listen is work until it is acknowledged; then it only waits, so it gives its
+        // slot back rather than starve requests. Open listens are bounded by the connections
+        // they hold (`max_connections`) and each holds bounded queues only.
+        drop(slot);
+        return response;
+    }
     overload::hold_until_sent(response, slot)
 }
 

@@ -28,7 +28,7 @@ use crate::identity::Identity;
 use crate::protocol::{
     Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
-use crate::server::{Connection, Exchange, NotificationSink, refusal};
+use crate::server::{Connection, Exchange, Interest, NotificationSink, change_line, refusal};
 use crate::state::default_principal;
 use crate::transport::in_flight::InFlight;
 
@@ -300,6 +300,7 @@ pub(super) async fn handle_post(
                 sse_allowed,
                 held_until_done: Some(Box::new(entry)),
                 preparsed: None,
+                closing: shared.streams_closing.clone(),
             };
             respond::run(&shared.server, job).await
         }
@@ -356,6 +357,7 @@ async fn initialize(
         sse_allowed: true,
         held_until_done: None,
         preparsed: None,
+        closing: shared.streams_closing.clone(),
     };
     let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {
@@ -408,11 +410,24 @@ pub(super) fn handle_get(
     }
     let ended = session.ended.clone();
     let closing = shared.streams_closing.clone();
+    // What the server pushes goes out on this stream while it is open; without one it is
+    // not kept (the client reads the lists again when it reconnects).
+    let mut pushed = shared.server.listen_to_changes(Interest::Session {
+        lists: shared.server.announced_lists(),
+        connection: Arc::downgrade(&session.connection),
+    });
     tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = ended.cancelled() => break,
                 () = closing.cancelled() => break,
+                change = pushed.next() => {
+                    // None: it fell behind; the stream ends and the client opens another.
+                    let Some(change) = change else { break };
+                    if tx.send(sse::event(&change_line(&change, None))).await.is_err() {
+                        break;
+                    }
+                }
                 () = tokio::time::sleep(KEEP_ALIVE) => {
                     if tx.send(sse::keep_alive()).await.is_err() {
                         break;
@@ -420,6 +435,7 @@ pub(super) fn handle_get(
                 }
             }
         }
+        drop(pushed);
         // The slot's sender would keep the stream open after the loop's is gone; a newer
         // stream may own the slot by now, so only our own sender is removed.
         let mut slot = lock(&session.stream);
