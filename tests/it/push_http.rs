@@ -26,10 +26,17 @@ struct Served {
 }
 
 async fn serve(server: &Server) -> Served {
+    serve_with(server, |t| t).await
+}
+
+async fn serve_with(
+    server: &Server,
+    configure: impl FnOnce(HttpTransport) -> HttpTransport,
+) -> Served {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");
     let stop = CancellationToken::new();
-    let transport = HttpTransport::new(server.clone());
+    let transport = configure(HttpTransport::new(server.clone()));
     let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
     Served { addr, stop, task }
 }
@@ -247,4 +254,46 @@ async fn a_2025_session_hears_on_its_get_stream() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     listeners(&server, 0).await;
+}
+
+#[tokio::test]
+async fn listens_have_their_own_bound_and_take_no_request_slot() {
+    let server = board();
+    let served = serve_with(&server, |t| t.max_concurrent_requests(1).max_listens(1)).await;
+    let (_open, _) = listen(served.addr, "l", json!({"toolsListChanged": true})).await;
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "hello", "_meta": meta(json!({}))}});
+    let reply = post(served.addr, call.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .routing("tools/call", Some("hello"))
+        .send()
+        .await;
+    assert_eq!(
+        reply.status,
+        200,
+        "a request still gets in: {:?}",
+        reply.json()
+    );
+    let second = json!({"jsonrpc": "2.0", "id": "m", "method": "subscriptions/listen",
+                        "params": {"_meta": meta(json!({})), "notifications": {}}});
+    let refused = post(served.addr, second.to_string())
+        .header("accept", "application/json, text/event-stream")
+        .routing("subscriptions/listen", None)
+        .send()
+        .await;
+    assert_eq!(refused.status, 503);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+}
+
+#[tokio::test]
+async fn a_listen_needs_a_client_that_takes_a_stream() {
+    let served = serve(&board()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                      "params": {"_meta": meta(json!({})), "notifications": {}}});
+    let reply = post(served.addr, body.to_string())
+        .header("accept", "application/json")
+        .routing("subscriptions/listen", None)
+        .send()
+        .await;
+    assert_eq!(reply.error_code(), -32600, "{:?}", reply.json());
 }

@@ -187,7 +187,9 @@ impl ServerBuilder {
     /// How many requests of one connection served by [`Server::serve`] (stdio, in-memory) run
     /// at once (default 64, at least 1). At the bound the server stops reading the connection
     /// until one is answered, so a client that writes without reading cannot make it buffer
-    /// without end.
+    /// without end. A 2026-07-28 `subscriptions/listen` stays open for as long as the client
+    /// listens, so it takes no place among these; a connection holds at most
+    /// [`MAX_LISTENS`](super::MAX_LISTENS) at once.
     pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
         self.max_requests_in_flight = requests.max(1);
         self

@@ -5,8 +5,10 @@
 //! stdio. Server→client requests a handler sends (`Context::request_client`) go out on
 //! that request's own SSE stream, and the client's answer comes back as a POSTed response that
 //! the session's connection routes to the waiting handler. The GET stream's sender lives in the
-//! session, for messages that belong to no request (not sent yet: resource updates,
-//! list changes).
+//! session, for messages that belong to no request; while it is open it also carries what the
+//! server pushes (`notifications/{tools,prompts,resources}/list_changed`, and
+//! `notifications/resources/updated` for the session's subscriptions). Without one, pushes are
+//! not kept; a GET stream whose client falls behind is ended, and the client opens another.
 //!
 //! When the endpoint requires bearer tokens, a session belongs to the caller that opened it
 //! (its client id, issuer and subject, as sealed `requestState` is bound): another caller's
