@@ -344,3 +344,50 @@ async fn a_context_reaches_the_handle() {
         [json!("notifications/tools/list_changed"), json!(1)]
     );
 }
+
+#[tokio::test]
+async fn a_2025_session_that_falls_behind_is_told_everything_may_have_changed() {
+    let server = board();
+    let handle = server.handle();
+    let mut client = Raw::connect(&server);
+    client.send(initialize()).await;
+    client.next().await;
+    client
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                     "params": {"uri": "board://messages"}}),
+        )
+        .await;
+    client.next().await;
+    listeners(&server, 1).await;
+    // The client reads nothing while more than its queue and the pipe can hold is sent.
+    let flood = LISTENER_QUEUE + 2 * mcp::transport::CHANNEL_CAPACITY + 64;
+    for _ in 0..flood {
+        handle.notify(Change::ToolsListChanged);
+    }
+    let mut heard = Vec::new();
+    while let Ok(Some(Ok(line))) =
+        tokio::time::timeout(Duration::from_millis(300), client.from_server.recv()).await
+    {
+        heard.push(serde_json::from_str::<Value>(&line).expect("JSON"));
+    }
+    let ended = server.push_stats().fallen_behind;
+    assert!(ended >= 1, "the session never fell behind");
+    assert!(heard.len() < flood, "some changes were dropped");
+    // Each time it fell behind, it was told to re-read every list and what it subscribed to.
+    let resync = [
+        json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+               "params": {"uri": "board://messages"}}),
+    ];
+    let told = heard.windows(3).filter(|w| *w == resync).count();
+    assert_eq!(told as u64, ended, "resyncs among {} messages", heard.len());
+    // And it keeps hearing.
+    handle.notify(Change::ResourcesListChanged);
+    assert_eq!(
+        client.next().await["method"],
+        "notifications/resources/list_changed"
+    );
+    listeners(&server, 1).await;
+}

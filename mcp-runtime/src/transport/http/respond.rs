@@ -173,6 +173,13 @@ async fn pump_live(
             }
             joined = &mut task => break finished(&id, joined).into_line(),
             () = out.closed() => return,
+            // A stream that stays quiet (a listen with nothing to tell) is written to now and
+            // then, so a proxy keeps it open and a client that vanished is noticed.
+            () = tokio::time::sleep(sse::KEEP_ALIVE) => {
+                if out.send(sse::keep_alive()).await.is_err() {
+                    return;
+                }
+            }
         }
     };
     // Notifications queued just before the result still go first.

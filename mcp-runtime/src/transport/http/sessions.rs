@@ -40,9 +40,6 @@ use super::overload;
 use super::respond::{self, Job, StatusRules};
 use super::sse;
 
-/// How often an idle GET stream gets a keep-alive comment.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
-
 /// One 2025-11-25 session.
 #[derive(Debug)]
 pub(super) struct Session {
@@ -430,7 +427,7 @@ pub(super) fn handle_get(
                         break;
                     }
                 }
-                () = tokio::time::sleep(KEEP_ALIVE) => {
+                () = tokio::time::sleep(sse::KEEP_ALIVE) => {
                     if tx.send(sse::keep_alive()).await.is_err() {
                         break;
                     }
