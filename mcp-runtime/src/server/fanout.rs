@@ -294,6 +294,19 @@ mod tests {
         assert_eq!(fanout.stats().listeners, 0);
     }
 
+    #[tokio::test]
+    async fn an_instance_that_falls_behind_its_bus_ends_every_listener() {
+        let fanout = Arc::new(Fanout::new(Arc::new(LocalBus::new())));
+        let mut listener = fanout.listen(everything());
+        // Published before the reading task first runs: more than the bus keeps.
+        for _ in 0..crate::push::LOCAL_BUS_CAPACITY + 1 {
+            fanout.bus().publish(Change::ToolsListChanged);
+        }
+        assert_eq!(listener.next().await, None, "ended without a change");
+        assert_eq!(fanout.stats().fallen_behind, 1);
+        assert_eq!(fanout.stats().listeners, 0);
+    }
+
     trait Updated {
         fn resource_updated_for_test(&self, uri: &str);
     }
