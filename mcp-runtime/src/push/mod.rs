@@ -49,8 +49,8 @@ pub struct PushStats {
 
 /// Carries [`Change`]s between the instances of one application.
 ///
-/// A server subscribes once, when it is built, and publishes every change it makes; what it
-/// receives (its own changes included) it delivers to its listeners. An implementation that
+/// A server subscribes once, when its first listener connects, and publishes every change it
+/// makes; what it receives (its own changes included) it delivers to its listeners. An implementation that
 /// loses its engine keeps delivering this instance's own changes locally and says so in the
 /// log, so one instance's listeners never go without their own instance's news.
 pub trait NotificationBus: Send + Sync + 'static {
