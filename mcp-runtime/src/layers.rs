@@ -10,6 +10,7 @@ const LAYERS: &[&[&str]] = &[
     &["protocol", "boxed", "identity", "panics"],
     &["state"],
     &["auth"],
+    &["push"],
     &["server"],
     &["resolve"],
     &["transport"],

@@ -34,6 +34,7 @@ mod error;
 mod identity;
 mod panics;
 pub mod protocol;
+pub mod push;
 pub mod resolve;
 mod serve;
 pub mod server;

@@ -34,6 +34,8 @@ mod macro_prompts_resources;
 mod macro_tools;
 mod plain_schemas;
 mod provisioner_stdio;
+mod push_http;
+mod push_memory;
 mod python_client_interop;
 mod python_server_interop;
 mod refusals_logged;

@@ -28,6 +28,8 @@ pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 pub const COMPLETE: &str = "completion/complete";
 /// `logging/setLevel` (2025-11-25).
 pub const SET_LEVEL: &str = "logging/setLevel";
+/// `subscriptions/listen` (2026-07-28).
+pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 
 /// Methods that exist only in 2025-11-25: a 2026-07-28 request for one is -32601.
 pub const LEGACY_ONLY: &[&str] = &[

@@ -20,6 +20,16 @@ pub mod method {
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
     /// 2025-11-25: the out-of-band interaction of a URL elicitation is over.
     pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+    /// 2026-07-28: the first message of a `subscriptions/listen` stream.
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    /// The server's tools changed.
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    /// The server's prompts changed.
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    /// The server's resources or resource templates changed.
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    /// A resource the client subscribed to changed.
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
 }
 
 /// `notifications/progress` params.

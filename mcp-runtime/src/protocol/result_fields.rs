@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::completion::CompleteResult;
 use super::lifecycle::{DiscoverResult, EmptyResult, Implementation};
+use super::listen::ListenResult;
 use super::meta::{CacheHint, ResultMeta, ResultType};
 use super::mrtr::InputRequiredResult;
 use super::prompts::{GetPromptResult, ListPromptsResult};
@@ -72,7 +73,13 @@ macro_rules! cacheable_results {
     )*};
 }
 
-plain_results!(CallToolResult, GetPromptResult, CompleteResult, EmptyResult);
+plain_results!(
+    CallToolResult,
+    GetPromptResult,
+    CompleteResult,
+    EmptyResult,
+    ListenResult
+);
 cacheable_results!(
     ListToolsResult,
     ListPromptsResult,

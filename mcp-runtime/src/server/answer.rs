@@ -50,6 +50,8 @@ pub struct Exchange {
     /// Whether the server can send the client requests while this one runs (false for a
     /// 2025-11-25 HTTP POST whose client takes no event stream).
     pub(crate) back_channel: bool,
+    /// Fires when the server is shutting down gracefully: a listen ends with its final result.
+    pub(crate) closing: Option<CancellationToken>,
 }
 
 impl Exchange {
@@ -66,7 +68,15 @@ impl Exchange {
             identity: None,
             preparsed: None,
             back_channel: true,
+            closing: None,
         }
+    }
+
+    /// Ends the listens of this exchange gracefully when `closing` fires.
+    #[cfg(feature = "http")]
+    pub(crate) fn closing_on(mut self, closing: CancellationToken) -> Self {
+        self.closing = Some(closing);
+        self
     }
 
     /// Marks the exchange as one that cannot carry requests to the client.
@@ -192,7 +202,7 @@ impl Server {
         if !exchange.connection.roots_hook.start() {
             return;
         }
-        let app_state = self.inner.app_state.clone();
+        let server = self.clone();
         let id = RequestId::String(method.to_owned());
         tokio::spawn(async move {
             loop {
@@ -202,7 +212,7 @@ impl Server {
                     .legacy_session()
                     .unwrap_or_else(|| session.clone());
                 let admitted = Admitted::of_session(session);
-                let ctx = Context::new(id.clone(), admitted, &exchange, app_state.clone());
+                let ctx = Context::new(id.clone(), admitted, &exchange, &server);
                 if catch_panics(hook(ctx)).await.is_err() {
                     tracing::error!("the roots/list_changed hook panicked");
                 }

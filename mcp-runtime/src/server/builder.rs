@@ -13,6 +13,7 @@ use crate::protocol::{
 };
 
 use crate::boxed::BoxFuture;
+use crate::push::{LocalBus, NotificationBus};
 use crate::state::{RequestStateSecurity, StateBoundary};
 
 use super::Server;
@@ -84,6 +85,7 @@ pub struct ServerBuilder {
     pub(crate) roots_list_changed: Option<NotificationHook>,
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
+    pub(crate) bus: Arc<dyn NotificationBus>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -124,6 +126,7 @@ impl ServerBuilder {
             roots_list_changed: None,
             security: None,
             app_state: AppState::default(),
+            bus: Arc::new(LocalBus::new()),
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }
@@ -184,7 +187,9 @@ impl ServerBuilder {
     /// How many requests of one connection served by [`Server::serve`] (stdio, in-memory) run
     /// at once (default 64, at least 1). At the bound the server stops reading the connection
     /// until one is answered, so a client that writes without reading cannot make it buffer
-    /// without end.
+    /// without end. A 2026-07-28 `subscriptions/listen` stays open for as long as the client
+    /// listens, so it takes no place among these; a connection holds at most
+    /// [`MAX_LISTENS`](super::MAX_LISTENS) at once.
     pub fn max_requests_in_flight(mut self, requests: usize) -> Self {
         self.max_requests_in_flight = requests.max(1);
         self
@@ -399,19 +404,46 @@ impl ServerBuilder {
     fn capabilities(&self) -> ServerCapabilities {
         let h = &self.handlers;
         let empty = || Some(Default::default());
+        // Every kind served can change: the application announces it through the server's
+        // handle, and the server delivers it to whoever listens.
+        let lists = || ListChangedCapability {
+            list_changed: Some(true),
+        };
         ServerCapabilities {
-            tools: (h.list_tools.is_some() || h.call_tool.is_some())
-                .then(ListChangedCapability::default),
-            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some())
-                .then(ListChangedCapability::default),
+            tools: (h.list_tools.is_some() || h.call_tool.is_some()).then(lists),
+            prompts: (h.list_prompts.is_some() || h.get_prompt.is_some()).then(lists),
             resources: (h.list_resources.is_some()
                 || h.list_resource_templates.is_some()
                 || h.read_resource.is_some())
-            .then(ResourcesCapability::default),
+            .then(|| ResourcesCapability {
+                // Updates need something to read again, so only with `resources/read`.
+                subscribe: h.read_resource.is_some().then_some(true),
+                list_changed: Some(true),
+            }),
             completions: h.complete.as_ref().and_then(|_| empty()),
             logging: if self.logging { empty() } else { None },
             ..ServerCapabilities::default()
         }
+    }
+
+    /// The bus the server's changes travel on (default: a [`LocalBus`], this process only).
+    /// Instances that serve one application share one bus, so a change made through any of
+    /// them reaches the clients listening on all of them.
+    ///
+    /// ```
+    /// use mcp::protocol::Implementation;
+    /// use mcp::push::LocalBus;
+    /// use mcp::server::Server;
+    ///
+    /// let server = Server::builder(Implementation::new("board", "1.0.0"))
+    ///     .notification_bus(LocalBus::new())
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn notification_bus(mut self, bus: impl NotificationBus) -> Self {
+        self.bus = Arc::new(bus);
+        self
     }
 
     /// Shares `value` with every handler: `ctx.state::<T>()`, or an `mcp::State<T>` parameter

@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
 
 use serde_json::value::RawValue;
 use tokio::sync::{Notify, oneshot};
@@ -27,6 +27,9 @@ pub(crate) fn changes_connection(method: &str) -> bool {
 
 /// How many resources one connection (or 2025-11-25 session) may subscribe to at once.
 pub const MAX_SUBSCRIPTIONS: usize = 1000;
+
+/// How many `subscriptions/listen` requests one connection may hold open at once.
+pub const MAX_LISTENS: usize = 16;
 
 /// What a server→client request resolves to: the client's result or its error.
 pub(crate) type ClientAnswer = Result<Box<RawValue>, McpError>;
@@ -62,6 +65,17 @@ pub struct Connection {
     asked: Notify,
     /// Runs of the `notifications/roots/list_changed` hook.
     pub(crate) roots_hook: Coalesced,
+    /// `subscriptions/listen` requests open on it.
+    listens: AtomicUsize,
+}
+
+/// One open listen's place among a connection's [`MAX_LISTENS`].
+pub(crate) struct OpenListen<'a>(&'a AtomicUsize);
+
+impl Drop for OpenListen<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Runs of a hook that a client's notifications ask for: one at a time per connection, and
@@ -174,8 +188,28 @@ impl Connection {
         Ok(())
     }
 
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
     pub(crate) fn unsubscribe(&self, uri: &str) {
         lock(&self.subscriptions).remove(uri);
+    }
+
+    /// Takes a place for one more listen, unless [`MAX_LISTENS`] are open already.
+    pub(crate) fn open_listen(&self) -> Result<OpenListen<'_>, McpError> {
+        let taken = self
+            .listens
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_LISTENS).then_some(n + 1)
+            });
+        match taken {
+            Ok(_) => Ok(OpenListen(&self.listens)),
+            Err(_) => Err(McpError::invalid_request(format!(
+                "Too many listens open on this connection (the limit is {MAX_LISTENS}); \
+                 end one first"
+            ))),
+        }
     }
 
     /// Reserves an id for a server→client request and the slot its answer arrives in.

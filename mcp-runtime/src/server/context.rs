@@ -14,10 +14,12 @@ use crate::protocol::{
     notification_methods, request_line,
 };
 
+use super::Server;
 use super::answer::{Exchange, NotificationSink};
 use super::app_state::{AppState, State};
 use super::connection::Connection;
 use super::gate::Admitted;
+use super::handle::ServerHandle;
 
 /// The request a handler is serving: who asked, with which capabilities, on which wire.
 ///
@@ -46,6 +48,7 @@ struct ContextInner {
     sink: NotificationSink,
     connection: Arc<Connection>,
     app_state: Arc<AppState>,
+    server: ServerHandle,
     back_channel: bool,
 }
 
@@ -55,7 +58,7 @@ impl Context {
         id: RequestId,
         admitted: Admitted,
         exchange: &Exchange,
-        app_state: Arc<AppState>,
+        server: &Server,
     ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
@@ -65,11 +68,18 @@ impl Context {
                 cancellation: exchange.cancellation.clone(),
                 sink: exchange.sink.clone(),
                 connection: exchange.connection.clone(),
-                app_state,
+                app_state: server.inner.app_state.clone(),
+                server: server.handle(),
                 back_channel: exchange.back_channel,
             }),
             round: None,
         }
+    }
+
+    /// A handle on the server serving this request, for telling its listening clients what
+    /// changed (see [`ServerHandle`]).
+    pub fn server(&self) -> ServerHandle {
+        self.inner.server.clone()
     }
 
     /// Shared state of type `T` registered on the server, if any.

@@ -28,6 +28,8 @@ pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4096;
 /// The default number of JSON-RPC requests handled at once.
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 1024;
+/// The default number of 2026-07-28 `subscriptions/listen` streams open at once.
+pub const DEFAULT_MAX_LISTENS: usize = 1024;
 /// The default number of request-body bytes held at once, over all requests.
 pub const DEFAULT_BODY_BUDGET: usize = 64 << 20;
 
@@ -54,6 +56,7 @@ pub(crate) struct HttpSettings {
     pub write_timeout: Duration,
     pub max_connections: usize,
     pub max_concurrent_requests: usize,
+    pub max_listens: usize,
     pub body_budget: usize,
 }
 
@@ -77,6 +80,7 @@ impl Default for HttpSettings {
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            max_listens: DEFAULT_MAX_LISTENS,
             body_budget: DEFAULT_BODY_BUDGET,
         }
     }

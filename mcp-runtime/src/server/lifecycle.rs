@@ -52,12 +52,7 @@ impl Server {
                 "The session is already initialized",
             ));
         }
-        let mut capabilities = self.inner.capabilities.clone();
-        if self.subscribable()
-            && let Some(resources) = capabilities.resources.as_mut()
-        {
-            resources.subscribe = Some(true);
-        }
+        let capabilities = self.inner.capabilities.clone();
         let result = InitializeResult {
             protocol_version: version.to_owned(),
             capabilities,

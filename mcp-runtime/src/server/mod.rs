@@ -10,11 +10,14 @@ mod build_error;
 mod builder;
 mod connection;
 mod context;
+mod fanout;
 mod gate;
+mod handle;
 mod handlers;
 #[cfg(feature = "http")]
 pub(crate) mod http_settings;
 mod lifecycle;
+mod listen;
 pub(crate) mod preread;
 pub(crate) mod refusal;
 pub(crate) mod registry;
@@ -32,10 +35,14 @@ pub use builder::{
     ServerBuilder,
 };
 pub(crate) use connection::changes_connection;
-pub use connection::{Connection, LegacySession, MAX_SUBSCRIPTIONS};
+pub use connection::{Connection, LegacySession, MAX_LISTENS, MAX_SUBSCRIPTIONS};
 pub use context::Context;
+pub use fanout::LISTENER_QUEUE;
+pub(crate) use fanout::{Interest, Listener, Lists};
+pub use handle::ServerHandle;
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
+pub(crate) use listen::change_line;
 pub(crate) use registry::macro_support;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
@@ -49,6 +56,7 @@ pub(crate) use {gate::Preparsed, preread::Preread};
 use crate::protocol::{
     CacheHint, Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities,
 };
+use crate::push::PushStats;
 use crate::state::StateBoundary;
 use builder::{Handlers, NotificationHook};
 use subscriptions::ResourceExists;
@@ -70,6 +78,8 @@ struct Inner {
     resource_exists: Option<ResourceExists>,
     state: Option<StateBoundary>,
     app_state: Arc<AppState>,
+    /// Where the server's changes go out on, and its listeners hear them from.
+    fanout: Arc<fanout::Fanout>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -116,6 +126,7 @@ impl Server {
                 resource_exists: b.resource_exists,
                 state,
                 app_state: Arc::new(b.app_state),
+                fanout: Arc::new(fanout::Fanout::new(b.bus)),
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -130,6 +141,41 @@ impl Server {
     /// Who this server says it is.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
+    }
+
+    /// A handle for telling its clients what changed, from outside any request.
+    pub fn handle(&self) -> ServerHandle {
+        ServerHandle::new(self.inner.fanout.bus().clone())
+    }
+
+    /// How delivery of changes to this instance's listeners is going: how many listen, how
+    /// many were ended for falling behind.
+    ///
+    /// ```
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::Server;
+    ///
+    /// let server = Server::builder(Implementation::new("board", "1.0.0")).build()?;
+    /// assert_eq!(server.push_stats().listeners, 0);
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn push_stats(&self) -> PushStats {
+        self.inner.fanout.stats()
+    }
+
+    /// A listener on this instance's changes.
+    pub(crate) fn listen_to_changes(&self, interest: Interest) -> Listener {
+        self.inner.fanout.listen(interest)
+    }
+
+    /// The list changes this server can ever announce: one per kind it serves.
+    pub(crate) fn announced_lists(&self) -> Lists {
+        let c = &self.inner.capabilities;
+        Lists {
+            tools: c.tools.is_some(),
+            prompts: c.prompts.is_some(),
+            resources: c.resources.is_some(),
+        }
     }
 
     /// What it advertises.

@@ -52,12 +52,7 @@ impl Server {
         };
         let (admitted, state) = admit(method, input, &exchange.connection)?;
         let generation = admitted.generation;
-        let ctx = Context::new(
-            id.clone(),
-            admitted,
-            &exchange,
-            self.inner.app_state.clone(),
-        );
+        let ctx = Context::new(id.clone(), admitted, &exchange, self);
         let h = &self.inner.handlers;
         match method {
             methods::INITIALIZE => self.initialize(id, params, &exchange.connection),
@@ -78,6 +73,9 @@ impl Server {
             {
                 self.set_subscription(method, params, &exchange.connection)?;
                 Ok(self.result_line(id, generation, EmptyResult::default()))
+            }
+            methods::SUBSCRIPTIONS_LISTEN if generation == Generation::V2026_07_28 => {
+                self.listen(id, params, &exchange).await
             }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {
                 Ok(self.result_line(id, generation, self.discover()))

@@ -38,6 +38,15 @@ pub(super) fn listed(
 pub const MAX_SUBSCRIBED_URI: usize = 4096;
 
 impl Server {
+    /// Whether `uri` may be subscribed to: a resource the server has, or any URI when that is
+    /// unknown.
+    pub(super) fn resource_exists(&self, uri: &str) -> bool {
+        self.inner
+            .resource_exists
+            .as_ref()
+            .is_none_or(|exists| exists(uri))
+    }
+
     /// Subscribes the connection to a resource, or unsubscribes it (`method` says which).
     pub(super) fn set_subscription(
         &self,
@@ -55,9 +64,7 @@ impl Server {
                 "The URI is longer than the {MAX_SUBSCRIBED_URI} bytes a subscription may name"
             )));
         }
-        if let Some(exists) = &self.inner.resource_exists
-            && !exists(&p.uri)
-        {
+        if !self.resource_exists(&p.uri) {
             return Err(McpError::legacy_resource_not_found(&p.uri));
         }
         connection.subscribe(&p.uri)

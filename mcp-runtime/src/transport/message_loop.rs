@@ -11,10 +11,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::panics::catch_panics;
 use crate::protocol::{
-    Incoming, McpError, RawNotification, RawRequest, error_line, notification_methods,
+    Incoming, McpError, RawNotification, RawRequest, RequestId, error_line, methods,
+    notification_methods,
 };
 use crate::server::{
-    Connection, Exchange, NotificationSink, Reply, Server, changes_connection, refusal,
+    Connection, Exchange, Interest, NotificationSink, Reply, Server, change_line,
+    changes_connection, refusal,
 };
 
 use super::in_flight::{InFlight, InFlightEntry};
@@ -53,9 +55,14 @@ impl Server {
             serving.on_frame(frame, full).await;
         }
         // Requests still in flight finish, but none of them can wait for an answer from a
-        // peer that has hung up.
+        // peer that has hung up; listens have nobody left to tell anything.
         serving.connection.abandon_answers();
+        serving.hung_up.cancel();
+        if let Some(pushing) = serving.pushing.take() {
+            pushing.abort();
+        }
         while serving.tasks.join_next().await.is_some() {}
+        while serving.listens.join_next().await.is_some() {}
         if let Some(writer) = writer {
             writer.flush().await;
         }
@@ -78,6 +85,13 @@ struct Serving {
     sink: NotificationSink,
     outgoing: mpsc::Sender<String>,
     tasks: JoinSet<()>,
+    /// `subscriptions/listen` requests: they stay open, so they hold no place among the
+    /// requests in flight (bounded by [`MAX_LISTENS`](crate::server::MAX_LISTENS) instead).
+    listens: JoinSet<()>,
+    /// Cancels every listen once the peer hangs up.
+    hung_up: CancellationToken,
+    /// What the server pushes to the connection's 2025-11-25 session.
+    pushing: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Serving {
@@ -89,6 +103,9 @@ impl Serving {
             sink: NotificationSink::new(outgoing.clone()),
             outgoing,
             tasks: JoinSet::new(),
+            listens: JoinSet::new(),
+            hung_up: CancellationToken::new(),
+            pushing: None,
         }
     }
 
@@ -162,7 +179,12 @@ impl Serving {
     }
 
     async fn on_request(&mut self, request: RawRequest) {
-        let token = CancellationToken::new();
+        let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
+        let token = if listen {
+            self.hung_up.child_token()
+        } else {
+            CancellationToken::new()
+        };
         let entry = match self.in_flight.admit(&request.id, token.clone()) {
             Ok(entry) => entry,
             Err(error) => {
@@ -177,13 +199,30 @@ impl Serving {
             self.server.clone().answer_holding(request, exchange, None),
             entry,
             self.outgoing.clone(),
+            listen,
         );
-        if ordered {
+        if listen {
+            self.listens.spawn(answering);
+        } else if ordered {
             // What it changes must be in place before the next message is admitted.
             answering.await;
+            self.start_pushing();
         } else {
             self.tasks.spawn(answering);
         }
+    }
+
+    /// Once the connection has a 2025-11-25 session, what the server pushes goes out on it.
+    fn start_pushing(&mut self) {
+        if self.pushing.is_some() || self.connection.legacy_session().is_none() {
+            return;
+        }
+        let task = push_to_session(
+            self.server.clone(),
+            self.connection.clone(),
+            self.outgoing.clone(),
+        );
+        self.pushing = Some(tokio::spawn(task));
     }
 
     fn on_notification(&self, n: RawNotification) {
@@ -207,14 +246,55 @@ impl Serving {
     }
 }
 
+/// The list changes and resource updates of a 2025-11-25 session, on its connection, for as
+/// long as the connection is served.
+///
+/// A session that falls behind (its client does not read what it is sent) is not cut off,
+/// since stdio has no stream to close and the client no way to re-listen: it hears that every
+/// list and every resource it subscribes to may have changed, and re-reads what it cares about.
+async fn push_to_session(
+    server: Server,
+    connection: Arc<Connection>,
+    outgoing: mpsc::Sender<String>,
+) {
+    let lists = server.announced_lists();
+    let interest = || Interest::Session {
+        lists,
+        connection: Arc::downgrade(&connection),
+    };
+    let mut listener = server.listen_to_changes(interest());
+    loop {
+        while let Some(change) = listener.next().await {
+            if outgoing.send(change_line(&change, None)).await.is_err() {
+                return;
+            }
+        }
+        listener = server.listen_to_changes(interest());
+        for change in lists.all().into_iter().chain(
+            connection
+                .subscriptions()
+                .into_iter()
+                .map(|uri| crate::push::Change::ResourceUpdated { uri }),
+        ) {
+            if outgoing.send(change_line(&change, None)).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
 /// Runs `answering` and queues its reply. A panic outside the handler (which catches its
-/// own) still gets an answer, and the id is freed however the request ends.
+/// own) still gets an answer, and the id is freed however the request ends. A listen the
+/// server ended (answered without error) is then cancelled, as stdio requires.
 async fn answer(
     answering: impl Future<Output = Option<Reply>>,
     entry: InFlightEntry,
     outgoing: mpsc::Sender<String>,
+    listen: bool,
 ) {
     let answered = catch_panics(answering).await;
+    let ended_listen =
+        listen && matches!(&answered, Ok(Some(reply)) if reply.error_code().is_none());
     let id = entry.id().clone();
     // Freed before the reply goes out: a peer that reuses the id once it has the reply
     // must not be told that it is still in flight.
@@ -232,6 +312,19 @@ async fn answer(
         }
     };
     let _ = outgoing.send(line).await;
+    if ended_listen {
+        let _ = outgoing.send(listen_cancelled(&id)).await;
+    }
+}
+
+/// The `notifications/cancelled` that follows the final result of a listen on stdio.
+fn listen_cancelled(id: &RequestId) -> String {
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": notification_methods::CANCELLED,
+        "params": {"requestId": id, "reason": "The server ended the subscription"},
+    })
+    .to_string()
 }
 
 #[cfg(test)]
@@ -247,7 +340,7 @@ mod tests {
             .expect("free");
         let (outgoing, mut written) = mpsc::channel(1);
         let panicking = async { panic!("sealing failed") };
-        answer(panicking, entry, outgoing).await;
+        answer(panicking, entry, outgoing, false).await;
         let line = written.recv().await.expect("an answer");
         let reply: serde_json::Value = serde_json::from_str(&line).expect("JSON");
         assert_eq!(reply["id"], 7, "{line}");

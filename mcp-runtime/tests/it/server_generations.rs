@@ -84,7 +84,10 @@ async fn discover_describes_the_server_with_cache_hints() {
     let result = &reply["result"];
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
-    assert_eq!(result["capabilities"]["tools"], json!({}));
+    assert_eq!(
+        result["capabilities"]["tools"],
+        json!({"listChanged": true})
+    );
     assert_eq!(
         result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "test-server"

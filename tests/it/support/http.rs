@@ -185,6 +185,11 @@ pub async fn hanging_request(s: &Running, id: i64) -> TcpStream {
     stream
 }
 
+/// A bodiless request with `method` (GET, DELETE) to a server at `addr`.
+pub fn request(addr: SocketAddr, method: &str) -> Request {
+    Request::new(addr, method, Vec::new())
+}
+
 /// A JSON POST to `/mcp` on `addr`.
 pub fn post(addr: SocketAddr, body: impl Into<Vec<u8>>) -> Request {
     Request::new(addr, "POST", body.into())

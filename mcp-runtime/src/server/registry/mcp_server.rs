@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::protocol::{
     CacheHint, CompleteParams, CompleteResult, Icon, Implementation, LoggingLevel, McpError,
 };
+use crate::push::NotificationBus;
 use crate::state::RequestStateSecurity;
 
 use super::completion::{Completions, Owner, with_completions};
@@ -160,6 +161,12 @@ impl McpServer {
     /// ```
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.builder = self.builder.state(value);
+        self
+    }
+
+    /// The bus the server's changes travel on (see [`ServerBuilder::notification_bus`]).
+    pub fn notification_bus(mut self, bus: impl NotificationBus) -> Self {
+        self.builder = self.builder.notification_bus(bus);
         self
     }
 

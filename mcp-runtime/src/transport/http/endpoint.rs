@@ -11,7 +11,7 @@ use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
-use crate::protocol::{Incoming, McpError, error_line};
+use crate::protocol::{Incoming, McpError, error_line, methods};
 use crate::server::Server;
 
 use super::bearer::BearerGuard;
@@ -35,6 +35,8 @@ pub(super) struct Shared {
     pub(super) streams_closing: CancellationToken,
     pub(super) bodies: BodyRules,
     pub(super) requests: RequestSlots,
+    /// The `subscriptions/listen` streams open at once.
+    pub(super) listens: RequestSlots,
 }
 
 impl Shared {
@@ -135,11 +137,25 @@ async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Bo
     let Incoming::Request(request) = &message else {
         return route(shared, headers, message, identity, sse_allowed).await;
     };
-    let Some(slot) = shared.requests.take() else {
-        return overload::overloaded(
-            Some(&request.id),
-            "Too many requests in progress; retry later",
+    let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
+    if listen && !sse_allowed {
+        let error = McpError::invalid_request(
+            "subscriptions/listen streams its notifications: accept text/event-stream",
         );
+        return respond::error(Some(&request.id), &error, StatusRules::Stateless);
+    }
+    // A listen stays open as long as the client listens: it has a bound of its own rather
+    // than a place among the requests, which enough listens would take from them all.
+    let (slots, full) = if listen {
+        (&shared.listens, "Too many listens open; retry later")
+    } else {
+        (
+            &shared.requests,
+            "Too many requests in progress; retry later",
+        )
+    };
+    let Some(slot) = slots.take() else {
+        return overload::overloaded(Some(&request.id), full);
     };
     let response = route(shared, headers, message, identity, sse_allowed).await;
     overload::hold_until_sent(response, slot)

@@ -54,8 +54,9 @@ use crate::server::{HttpSettings, Server};
 pub use crate::server::http_settings::{
     DEFAULT_BODY_BUDGET, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_GRACE_PERIOD,
     DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT, DEFAULT_MAX_CONCURRENT_REQUESTS,
-    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_PATH,
-    DEFAULT_SESSION_IDLE_TIMEOUT, DEFAULT_WRITE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_LISTENS, DEFAULT_MAX_SESSIONS,
+    DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_PATH, DEFAULT_SESSION_IDLE_TIMEOUT,
+    DEFAULT_WRITE_TIMEOUT,
 };
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
@@ -275,9 +276,21 @@ impl HttpTransport {
     /// How many JSON-RPC requests may be handled at once, over all connections (default
     /// [`DEFAULT_MAX_CONCURRENT_REQUESTS`], 1024); one more gets `503` with `Retry-After`.
     /// A request counts from when its body has been read until its response ends;
-    /// notifications, answers to the server's requests and session GET streams do not count.
+    /// notifications, answers to the server's requests, session GET streams and
+    /// `subscriptions/listen` streams (see [`max_listens`](Self::max_listens)) do not count.
     pub fn max_concurrent_requests(mut self, requests: usize) -> Self {
         self.settings.max_concurrent_requests = requests;
+        self
+    }
+
+    /// How many 2026-07-28 `subscriptions/listen` streams may be open at once, over all
+    /// connections (default [`DEFAULT_MAX_LISTENS`], 1024); one more gets `503` with
+    /// `Retry-After`. A listen stays open for as long as the client listens, so listens have
+    /// their own bound rather than taking places among the
+    /// [`max_concurrent_requests`](Self::max_concurrent_requests), where enough of them would
+    /// starve every request; each holds one connection and bounded queues.
+    pub fn max_listens(mut self, listens: usize) -> Self {
+        self.settings.max_listens = listens;
         self
     }
 
@@ -353,6 +366,7 @@ impl HttpTransport {
                 settings.body_budget,
             ),
             requests: RequestSlots::new(settings.max_concurrent_requests),
+            listens: RequestSlots::new(settings.max_listens),
         }
     }
 }

@@ -51,6 +51,8 @@ pub(super) struct Job {
     pub held_until_done: Option<Box<dyn Send>>,
     /// The params as the gate reads them, when routing has read them already.
     pub preparsed: Option<Preparsed>,
+    /// Fires on graceful shutdown: a listen then ends with its final result.
+    pub closing: CancellationToken,
 }
 
 /// Answers a request, as JSON or as SSE.
@@ -64,6 +66,7 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         sse_allowed,
         held_until_done,
         preparsed,
+        closing,
     } = job;
     let id = request.id.clone();
     let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
@@ -72,7 +75,8 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
     let guard = cancellation.clone().drop_guard();
     let mut exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
         .with_identity(identity)
-        .with_preparsed(preparsed);
+        .with_preparsed(preparsed)
+        .closing_on(closing);
     if !sse_allowed {
         exchange = exchange.without_back_channel();
     }
@@ -169,6 +173,13 @@ async fn pump_live(
             }
             joined = &mut task => break finished(&id, joined).into_line(),
             () = out.closed() => return,
+            // A stream that stays quiet (a listen with nothing to tell) is written to now and
+            // then, so a proxy keeps it open and a client that vanished is noticed.
+            () = tokio::time::sleep(sse::KEEP_ALIVE) => {
+                if out.send(sse::keep_alive()).await.is_err() {
+                    return;
+                }
+            }
         }
     };
     // Notifications queued just before the result still go first.

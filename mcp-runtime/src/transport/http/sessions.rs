@@ -5,8 +5,10 @@
 //! stdio. Server→client requests a handler sends (`Context::request_client`) go out on
 //! that request's own SSE stream, and the client's answer comes back as a POSTed response that
 //! the session's connection routes to the waiting handler. The GET stream's sender lives in the
-//! session, for messages that belong to no request (not sent yet: resource updates,
-//! list changes).
+//! session, for messages that belong to no request; while it is open it also carries what the
+//! server pushes (`notifications/{tools,prompts,resources}/list_changed`, and
+//! `notifications/resources/updated` for the session's subscriptions). Without one, pushes are
+//! not kept; a GET stream whose client falls behind is ended, and the client opens another.
 //!
 //! When the endpoint requires bearer tokens, a session belongs to the caller that opened it
 //! (its client id, issuer and subject, as sealed `requestState` is bound): another caller's
@@ -28,7 +30,7 @@ use crate::identity::Identity;
 use crate::protocol::{
     Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
-use crate::server::{Connection, Exchange, NotificationSink, refusal};
+use crate::server::{Connection, Exchange, Interest, NotificationSink, change_line, refusal};
 use crate::state::default_principal;
 use crate::transport::in_flight::InFlight;
 
@@ -37,9 +39,6 @@ use super::headers::{self, SESSION_ID};
 use super::overload;
 use super::respond::{self, Job, StatusRules};
 use super::sse;
-
-/// How often an idle GET stream gets a keep-alive comment.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// One 2025-11-25 session.
 #[derive(Debug)]
@@ -300,6 +299,7 @@ pub(super) async fn handle_post(
                 sse_allowed,
                 held_until_done: Some(Box::new(entry)),
                 preparsed: None,
+                closing: shared.streams_closing.clone(),
             };
             respond::run(&shared.server, job).await
         }
@@ -356,6 +356,7 @@ async fn initialize(
         sse_allowed: true,
         held_until_done: None,
         preparsed: None,
+        closing: shared.streams_closing.clone(),
     };
     let mut response = respond::run(&shared.server, job).await;
     if session.connection.legacy_session().is_none() {
@@ -408,18 +409,32 @@ pub(super) fn handle_get(
     }
     let ended = session.ended.clone();
     let closing = shared.streams_closing.clone();
+    // What the server pushes goes out on this stream while it is open; without one it is
+    // not kept (the client reads the lists again when it reconnects).
+    let mut pushed = shared.server.listen_to_changes(Interest::Session {
+        lists: shared.server.announced_lists(),
+        connection: Arc::downgrade(&session.connection),
+    });
     tokio::spawn(async move {
         loop {
             tokio::select! {
                 () = ended.cancelled() => break,
                 () = closing.cancelled() => break,
-                () = tokio::time::sleep(KEEP_ALIVE) => {
+                change = pushed.next() => {
+                    // None: it fell behind; the stream ends and the client opens another.
+                    let Some(change) = change else { break };
+                    if tx.send(sse::event(&change_line(&change, None))).await.is_err() {
+                        break;
+                    }
+                }
+                () = tokio::time::sleep(sse::KEEP_ALIVE) => {
                     if tx.send(sse::keep_alive()).await.is_err() {
                         break;
                     }
                 }
             }
         }
+        drop(pushed);
         // The slot's sender would keep the stream open after the loop's is gone; a newer
         // stream may own the slot by now, so only our own sender is removed.
         let mut slot = lock(&session.stream);

@@ -15,6 +15,9 @@ pub(super) fn event(line: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {line}\n\n"))
 }
 
+/// How often an idle long-lived stream gets a keep-alive comment.
+pub(super) const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// A comment line: keeps idle proxies from closing a long-lived stream.
 pub(super) fn keep_alive() -> Bytes {
     Bytes::from_static(b": keep-alive\n\n")

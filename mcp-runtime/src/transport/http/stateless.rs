@@ -114,6 +114,7 @@ pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelop
                 sse_allowed,
                 held_until_done: None,
                 preparsed,
+                closing: shared.streams_closing.clone(),
             };
             respond::run(&shared.server, job).await
         }

@@ -1,0 +1,59 @@
+//! 2026-07-28 `subscriptions/listen`: what a client asks to hear about, and the result that
+//! ends the stream.
+
+use serde::{Deserialize, Serialize};
+
+use super::jsonrpc::RequestId;
+use super::meta::{ResultMeta, ResultType, keys};
+
+/// The notifications a listen opts in to; each is off unless asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SubscriptionFilter {
+    /// `notifications/tools/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_list_changed: Option<bool>,
+    /// `notifications/prompts/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompts_list_changed: Option<bool>,
+    /// `notifications/resources/list_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources_list_changed: Option<bool>,
+    /// `notifications/resources/updated` for these URIs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_subscriptions: Option<Vec<String>>,
+}
+
+/// `subscriptions/listen` params.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListenParams {
+    /// What the client opts in to.
+    pub notifications: SubscriptionFilter,
+}
+
+/// The result that ends a listen the server tears down gracefully.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListenResult {
+    /// Filled in by the runtime.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Carries the subscription id (the listen request's id).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub meta: Option<ResultMeta>,
+}
+
+impl ListenResult {
+    /// The result ending the listen opened by request `id`.
+    pub fn closing(id: &RequestId) -> Self {
+        let mut meta = ResultMeta::default();
+        meta.extra.insert(
+            keys::SUBSCRIPTION_ID.to_owned(),
+            serde_json::to_value(id).unwrap_or_default(),
+        );
+        Self {
+            result_type: None,
+            meta: Some(meta),
+        }
+    }
+}
