@@ -35,7 +35,7 @@ pub use builder::{
 pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_SUBSCRIPTIONS};
 pub use context::Context;
-pub use handle::ServerHandle;
+pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use registry::macro_support;
@@ -75,6 +75,8 @@ struct Inner {
     app_state: Arc<AppState>,
     /// Where the server's changes go out, and come back from, to reach its listeners.
     bus: Arc<dyn NotificationBus>,
+    /// The tables of an `McpServer`; `None` for a server of the application's own handlers.
+    live: Option<Arc<registry::LiveTables>>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -122,6 +124,7 @@ impl Server {
                 state,
                 app_state: Arc::new(b.app_state),
                 bus: b.bus,
+                live: b.live,
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -140,12 +143,21 @@ impl Server {
 
     /// A handle for telling its clients what changed, from outside any request.
     pub fn handle(&self) -> ServerHandle {
-        ServerHandle::new(self.inner.bus.clone())
+        ServerHandle::new(
+            self.inner.bus.clone(),
+            self.inner.live.clone(),
+            self.inner.app_state.clone(),
+        )
     }
 
-    /// What it advertises.
-    pub fn capabilities(&self) -> &ServerCapabilities {
-        &self.inner.capabilities
+    /// What it advertises now. An [`McpServer`]'s follow its tables, which a
+    /// [`ServerHandle`] may change while it runs.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let mut capabilities = self.inner.capabilities.clone();
+        if let Some(live) = &self.inner.live {
+            live.advertise(&mut capabilities);
+        }
+        capabilities
     }
 
     /// The longest message it accepts.
