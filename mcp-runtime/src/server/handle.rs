@@ -50,6 +50,39 @@ use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
 /// assert!(!handle.remove_tool("clear")?, "nothing left to remove");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
+///
+/// A handler reaches the handle of the server it runs on through its context: here `unlock`
+/// registers `clear`, and every client listening hears that the tools changed.
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::Implementation;
+/// use mcp::{Context, McpServer};
+///
+/// /// Empties the board.
+/// #[mcp::tool]
+/// async fn clear() -> String {
+///     "Cleared.".to_owned()
+/// }
+///
+/// /// Unlocks the `clear` tool.
+/// #[mcp::tool]
+/// async fn unlock(ctx: Context) -> Result<String, String> {
+///     ctx.server().add_tools(mcp::tools![clear]).map_err(|e| e.to_string())?;
+///     Ok("`clear` is unlocked.".to_owned())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServer::new("board").tools(mcp::tools![unlock]).build()?;
+/// let client = Client::builder(Implementation::new("c", "1")).connect(server.serve_in_memory());
+/// assert_eq!(client.list_tools(None).await?.tools.len(), 1);
+/// client.call_tool("unlock", None).await?;
+/// let names: Vec<_> = client.list_tools(None).await?.tools.into_iter().map(|t| t.name).collect();
+/// assert_eq!(names, ["unlock", "clear"]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct ServerHandle {
     bus: Arc<dyn NotificationBus>,
