@@ -41,5 +41,6 @@ mod python_server_interop;
 mod refusals_logged;
 mod resolve;
 mod resume_elsewhere;
+mod runtime_changes;
 mod server_knobs;
 mod shutdown;

@@ -23,6 +23,7 @@ use super::context::Context;
 use super::handlers::{Handler, erase};
 #[cfg(feature = "http")]
 use super::http_settings::HttpSettings;
+use super::registry::LiveTables;
 use super::subscriptions::{self, ResourceExists};
 
 /// The longest message accepted by default (4 MiB).
@@ -76,7 +77,7 @@ pub struct ServerBuilder {
     listings: Listings,
     pub(crate) cache: CacheHint,
     pub(crate) cache_hints: CacheHints,
-    page_size: usize,
+    pub(crate) page_size: usize,
     pub(crate) max_message_size: usize,
     pub(crate) max_requests_in_flight: usize,
     pub(crate) resource_exists: Option<ResourceExists>,
@@ -86,6 +87,8 @@ pub struct ServerBuilder {
     security: Option<RequestStateSecurity>,
     pub(crate) app_state: AppState,
     pub(crate) bus: Arc<dyn NotificationBus>,
+    /// The tables of an `McpServer`, which its handle may change while it runs.
+    pub(crate) live: Option<Arc<LiveTables>>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -127,6 +130,7 @@ impl ServerBuilder {
             security: None,
             app_state: AppState::default(),
             bus: Arc::new(LocalBus::new()),
+            live: None,
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }

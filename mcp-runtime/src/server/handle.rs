@@ -1,10 +1,14 @@
 //! The application's handle on a running server, for what happens outside any request:
-//! telling listening clients what changed.
+//! changing what an `McpServer` offers, and telling listening clients what changed.
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::push::{Change, NotificationBus};
+
+use super::app_state::AppState;
+use super::build_error::BuildError;
+use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
 
 /// A handle on a server, cheap to clone: from [`Server::handle`](super::Server::handle), or
 /// from a handler's [`Context::server`](super::Context::server).
@@ -19,14 +23,106 @@ use crate::push::{Change, NotificationBus};
 /// handle.resource_updated("board://messages");
 /// # Ok::<(), mcp::server::BuildError>(())
 /// ```
+///
+/// On a server built by [`McpServer`](super::McpServer), it also adds and removes tools,
+/// prompts and resources while the server runs. The entries come from the same macros as at
+/// build (`mcp::tools![…]`, `mcp::prompts![…]`, `mcp::resources![…]`), so a function added
+/// later passes the same compile-time checks. Each change swaps the server's tables whole: a
+/// listing shows the old set or the new one, never half of each; a call already running
+/// finishes with the function it started with; a listing's cursor from before the change is
+/// refused (`-32602`), so the client lists again from the start. Each change that changed
+/// something publishes its `…ListChanged` on the server's bus.
+///
+/// ```
+/// use mcp::McpServer;
+///
+/// /// Empties the board.
+/// #[mcp::tool]
+/// async fn clear() -> String {
+///     "Cleared.".to_owned()
+/// }
+///
+/// let server = McpServer::new("board").build()?;
+/// let handle = server.handle();
+/// handle.add_tools(mcp::tools![clear])?;
+/// assert!(server.capabilities().tools.is_some());
+/// assert!(handle.remove_tool("clear")?);
+/// assert!(!handle.remove_tool("clear")?, "nothing left to remove");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// A handler reaches the handle of the server it runs on through its context: here `unlock`
+/// registers `clear`, and every client listening hears that the tools changed.
+///
+/// ```
+/// use mcp::client::Client;
+/// use mcp::protocol::Implementation;
+/// use mcp::{Context, McpServer};
+///
+/// /// Empties the board.
+/// #[mcp::tool]
+/// async fn clear() -> String {
+///     "Cleared.".to_owned()
+/// }
+///
+/// /// Unlocks the `clear` tool.
+/// #[mcp::tool]
+/// async fn unlock(ctx: Context) -> Result<String, String> {
+///     ctx.server().add_tools(mcp::tools![clear]).map_err(|e| e.to_string())?;
+///     Ok("`clear` is unlocked.".to_owned())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServer::new("board").tools(mcp::tools![unlock]).build()?;
+/// let client = Client::builder(Implementation::new("c", "1")).connect(server.serve_in_memory());
+/// assert_eq!(client.list_tools(None).await?.tools.len(), 1);
+/// client.call_tool("unlock", None).await?;
+/// let names: Vec<_> = client.list_tools(None).await?.tools.into_iter().map(|t| t.name).collect();
+/// assert_eq!(names, ["unlock", "clear"]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct ServerHandle {
     bus: Arc<dyn NotificationBus>,
+    live: Option<Arc<LiveTables>>,
+    app_state: Arc<AppState>,
+}
+
+/// Why a [`ServerHandle`] could not change what the server offers.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChangeError {
+    /// The server answers with the application's own handlers ([`ServerBuilder`](super::ServerBuilder)),
+    /// so it has no tables to change: its handlers decide what exists.
+    #[error(
+        "this server has no {kind} table to change: it was built with `ServerBuilder` and its own \
+         handlers, which decide what exists (build it with `McpServer` to add and remove {kind}s \
+         at run time, or change what your handlers answer and call `notify`)"
+    )]
+    NoTables {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+    },
+    /// An entry was refused, for the reason [`McpServer::build`](super::McpServer::build)
+    /// would have refused it (a name twice in one call, an unusable registration, shared
+    /// state that was never registered). Nothing of the call was applied.
+    #[error(transparent)]
+    Rejected(#[from] BuildError),
 }
 
 impl ServerHandle {
-    pub(super) fn new(bus: Arc<dyn NotificationBus>) -> Self {
-        Self { bus }
+    pub(super) fn new(
+        bus: Arc<dyn NotificationBus>,
+        live: Option<Arc<LiveTables>>,
+        app_state: Arc<AppState>,
+    ) -> Self {
+        Self {
+            bus,
+            live,
+            app_state,
+        }
     }
 
     /// Tells every listening client of every instance on the server's bus about `change`.
@@ -39,10 +135,83 @@ impl ServerHandle {
     pub fn resource_updated(&self, uri: impl Into<String>) {
         self.notify(Change::ResourceUpdated { uri: uri.into() });
     }
+
+    /// Adds tools (usually `mcp::tools![…]`), each replacing the tool of the same name if
+    /// there is one; then [`Change::ToolsListChanged`].
+    pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolEntry>) -> Result<(), ChangeError> {
+        let live = self.tables("tool")?;
+        let change = live.add_tools(tools.into_iter().collect(), &self.app_state)?;
+        self.announce(change);
+        Ok(())
+    }
+
+    /// Removes the tool `name`; whether there was one (only then
+    /// [`Change::ToolsListChanged`]). Its calls already running finish; its next round, if
+    /// one was asked for, gets the unknown-tool error.
+    pub fn remove_tool(&self, name: &str) -> Result<bool, ChangeError> {
+        let change = self.tables("tool")?.remove_tool(name);
+        Ok(self.announce(change))
+    }
+
+    /// Adds prompts (usually `mcp::prompts![…]`), each replacing the prompt of the same name
+    /// if there is one; then [`Change::PromptsListChanged`].
+    pub fn add_prompts(
+        &self,
+        prompts: impl IntoIterator<Item = PromptEntry>,
+    ) -> Result<(), ChangeError> {
+        let live = self.tables("prompt")?;
+        let change = live.add_prompts(prompts.into_iter().collect(), &self.app_state)?;
+        self.announce(change);
+        Ok(())
+    }
+
+    /// Removes the prompt `name`; whether there was one (only then
+    /// [`Change::PromptsListChanged`]).
+    pub fn remove_prompt(&self, name: &str) -> Result<bool, ChangeError> {
+        let change = self.tables("prompt")?.remove_prompt(name);
+        Ok(self.announce(change))
+    }
+
+    /// Adds resources and resource templates (usually `mcp::resources![…]`), each replacing
+    /// the one of the same URI (or URI template) if there is one; then
+    /// [`Change::ResourcesListChanged`]. Completions of a template's variables and
+    /// `resources/subscribe` follow.
+    pub fn add_resources(
+        &self,
+        resources: impl IntoIterator<Item = ResourceEntry>,
+    ) -> Result<(), ChangeError> {
+        let live = self.tables("resource")?;
+        let change = live.add_resources(resources.into_iter().collect(), &self.app_state)?;
+        self.announce(change);
+        Ok(())
+    }
+
+    /// Removes the resource with URI `uri`, or the template written `uri`
+    /// (`"deploy://{env}/confirm"`); whether there was one (only then
+    /// [`Change::ResourcesListChanged`]).
+    pub fn remove_resource(&self, uri: &str) -> Result<bool, ChangeError> {
+        let change = self.tables("resource")?.remove_resource(uri);
+        Ok(self.announce(change))
+    }
+
+    fn tables(&self, kind: &'static str) -> Result<&LiveTables, ChangeError> {
+        self.live.as_deref().ok_or(ChangeError::NoTables { kind })
+    }
+
+    /// Publishes `change` if there is one; whether there was.
+    fn announce(&self, change: Option<Change>) -> bool {
+        let changed = change.is_some();
+        if let Some(change) = change {
+            self.notify(change);
+        }
+        changed
+    }
 }
 
 impl fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ServerHandle").finish_non_exhaustive()
+        f.debug_struct("ServerHandle")
+            .field("tables", &self.live.is_some())
+            .finish_non_exhaustive()
     }
 }

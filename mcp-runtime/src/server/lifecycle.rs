@@ -23,7 +23,7 @@ impl Server {
         DiscoverResult {
             result_type: None,
             supported_versions: MODERN_VERSIONS.iter().map(|v| (*v).to_owned()).collect(),
-            capabilities: self.inner.capabilities.clone(),
+            capabilities: self.capabilities(),
             instructions: self.inner.instructions.clone(),
             meta: None,
             ttl_ms: self.inner.discover_cache.map(|h| h.ttl_ms),
@@ -52,7 +52,12 @@ impl Server {
                 "The session is already initialized",
             ));
         }
-        let capabilities = self.inner.capabilities.clone();
+        let mut capabilities = self.capabilities();
+        if self.subscribable()
+            && let Some(resources) = capabilities.resources.as_mut()
+        {
+            resources.subscribe = Some(true);
+        }
         let result = InitializeResult {
             protocol_version: version.to_owned(),
             capabilities,

@@ -39,7 +39,7 @@ pub use connection::{Connection, LegacySession, MAX_LISTENS, MAX_SUBSCRIPTIONS};
 pub use context::Context;
 pub use fanout::LISTENER_QUEUE;
 pub(crate) use fanout::{Interest, Listener, Lists};
-pub use handle::ServerHandle;
+pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
@@ -80,6 +80,8 @@ struct Inner {
     app_state: Arc<AppState>,
     /// Where the server's changes go out on, and its listeners hear them from.
     fanout: Arc<fanout::Fanout>,
+    /// The tables of an `McpServer`; `None` for a server of the application's own handlers.
+    live: Option<Arc<registry::LiveTables>>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -127,6 +129,7 @@ impl Server {
                 state,
                 app_state: Arc::new(b.app_state),
                 fanout: Arc::new(fanout::Fanout::new(b.bus)),
+                live: b.live,
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -145,7 +148,11 @@ impl Server {
 
     /// A handle for telling its clients what changed, from outside any request.
     pub fn handle(&self) -> ServerHandle {
-        ServerHandle::new(self.inner.fanout.bus().clone())
+        ServerHandle::new(
+            self.inner.fanout.bus().clone(),
+            self.inner.live.clone(),
+            self.inner.app_state.clone(),
+        )
     }
 
     /// How delivery of changes to this instance's listeners is going: how many listen, how
@@ -168,8 +175,16 @@ impl Server {
         self.inner.fanout.listen(interest)
     }
 
-    /// The list changes this server can ever announce: one per kind it serves.
+    /// The list changes this server can ever announce: every kind for an `McpServer`, whose
+    /// tables may gain any kind while it runs; else one per kind it serves.
     pub(crate) fn announced_lists(&self) -> Lists {
+        if self.inner.live.is_some() {
+            return Lists {
+                tools: true,
+                prompts: true,
+                resources: true,
+            };
+        }
         let c = &self.inner.capabilities;
         Lists {
             tools: c.tools.is_some(),
@@ -178,9 +193,14 @@ impl Server {
         }
     }
 
-    /// What it advertises.
-    pub fn capabilities(&self) -> &ServerCapabilities {
-        &self.inner.capabilities
+    /// What it advertises now. An [`McpServer`]'s follow its tables, which a
+    /// [`ServerHandle`] may change while it runs.
+    pub fn capabilities(&self) -> ServerCapabilities {
+        let mut capabilities = self.inner.capabilities.clone();
+        if let Some(live) = &self.inner.live {
+            live.advertise(&mut capabilities);
+        }
+        capabilities
     }
 
     /// The longest message it accepts.

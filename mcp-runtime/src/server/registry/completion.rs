@@ -5,13 +5,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Display;
 use std::future::Future;
-use std::sync::Arc;
 
 use crate::boxed::BoxFuture;
-use crate::protocol::{CompleteParams, CompleteResult, CompletionReference, McpError};
-use crate::server::{Context, ServerBuilder};
-
-use crate::server::handlers::erase;
+use crate::protocol::{CompleteParams, CompleteResult, McpError};
+use crate::server::Context;
 
 /// What answers `completion/complete` for one argument.
 pub type CompleteCall = fn(Context, CompleteParams) -> BoxFuture<Result<CompleteResult, McpError>>;
@@ -180,43 +177,4 @@ pub(crate) enum Owner {
 pub(crate) struct Completions {
     pub calls: HashMap<(Owner, String, String), CompleteCall>,
     pub known: std::collections::HashSet<(Owner, String)>,
-}
-
-/// Routes `completion/complete` to the argument's own function; what none claims goes to the
-/// server's `on_complete`, else gets no suggestions (or `-32602` for a prompt or template the
-/// server does not have).
-pub(crate) fn with_completions(
-    mut builder: ServerBuilder,
-    completions: Completions,
-) -> ServerBuilder {
-    let fallback = builder.handlers.complete.take();
-    let completions = Arc::new(completions);
-    builder.handlers.complete = Some(erase(move |ctx, params: CompleteParams| {
-        let (owner, name) = match &params.reference {
-            CompletionReference::Prompt { name, .. } => (Owner::Prompt, name.clone()),
-            CompletionReference::Resource { uri } => (Owner::Resource, uri.clone()),
-        };
-        let key = (owner, name, params.argument.name.clone());
-        let call = completions.calls.get(&key).copied();
-        let known = completions.known.contains(&(key.0, key.1));
-        let fallback = fallback.clone();
-        async move {
-            if let Some(call) = call {
-                return call(ctx, params).await;
-            }
-            if let Some(fallback) = fallback {
-                return fallback(ctx, params).await;
-            }
-            if known {
-                return Ok(CompleteResult::values(Vec::new()));
-            }
-            Err(McpError::invalid_params(match params.reference {
-                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
-                CompletionReference::Resource { uri } => {
-                    format!("Unknown resource template: {uri}")
-                }
-            }))
-        }
-    }));
-    builder
 }

@@ -1,7 +1,7 @@
 //! [`McpServer`]: the settings of a low-level [`ServerBuilder`] plus the registry of
 //! macro-described functions, checked and assembled at [`McpServer::build`].
 
-use std::collections::HashMap;
+use std::sync::Arc;
 #[cfg(feature = "http")]
 use std::time::Duration;
 
@@ -11,10 +11,10 @@ use crate::protocol::{
 use crate::push::NotificationBus;
 use crate::state::RequestStateSecurity;
 
-use super::completion::{Completions, Owner, with_completions};
+use super::live::{LiveTables, check};
 use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
-use super::tables::{with_prompts, with_resources, with_tools};
+use super::tables::{Tables, Versions, install};
 use super::tools::ToolEntry;
 use crate::server::{BuildError, Context, Server, ServerBuilder};
 
@@ -576,96 +576,14 @@ impl McpServer {
             prompts,
             resources,
         } = self;
-        unique("tool", tools.iter().map(|e| e.tool.name.as_str()))?;
-        unique("prompt", prompts.iter().map(|e| e.prompt.name.as_str()))?;
-        unique("resource", resources.iter().map(ResourceEntry::uri))?;
-        let invalid = tools
-            .iter()
-            .map(|e| ("tool", e.tool.name.as_str(), &e.invalid))
-            .chain(
-                prompts
-                    .iter()
-                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.invalid)),
-            )
-            .chain(resources.iter().map(|e| ("resource", e.uri(), &e.invalid)));
-        for (kind, name, invalid) in invalid {
-            if let Some(reason) = invalid {
-                return Err(BuildError::InvalidRegistration {
-                    kind,
-                    name: name.to_owned(),
-                    reason: reason.clone(),
-                });
-            }
-        }
-        let needs = tools
-            .iter()
-            .map(|e| ("tool", e.tool.name.as_str(), &e.requires))
-            .chain(
-                prompts
-                    .iter()
-                    .map(|e| ("prompt", e.prompt.name.as_str(), &e.requires)),
-            )
-            .chain(resources.iter().map(|e| ("resource", e.uri(), &e.requires)));
-        for (kind, name, requires) in needs {
-            if let Some(missing) = requires.iter().find(|key| !builder.app_state.contains(key)) {
-                return Err(BuildError::MissingState {
-                    kind,
-                    name: name.to_owned(),
-                    state: missing.name,
-                });
-            }
-        }
-        let completions = completions(&prompts, &resources);
-        if !completions.calls.is_empty() {
-            builder = with_completions(builder, completions);
-        }
-        if !tools.is_empty() {
-            builder = with_tools(builder, tools);
-        }
-        if !prompts.is_empty() {
-            builder = with_prompts(builder, prompts);
-        }
-        if !resources.is_empty() {
-            builder = with_resources(builder, resources);
-        }
+        check(&tools, &prompts, &resources, &builder.app_state)?;
+        let completes_itself = builder.handlers.complete.is_some();
+        let live = Arc::new(LiveTables::new(
+            Tables::new(tools, prompts, resources, Versions::default()),
+            completes_itself,
+        ));
+        builder = install(builder, &live);
+        builder.live = Some(live);
         builder.build()
     }
-}
-
-/// The completion functions of every prompt argument and template variable that has one.
-fn completions(prompts: &[PromptEntry], resources: &[ResourceEntry]) -> Completions {
-    let mut completions = Completions::default();
-    let owners = prompts
-        .iter()
-        .map(|e| (Owner::Prompt, e.prompt.name.as_str(), e.completions))
-        .chain(
-            resources
-                .iter()
-                .map(|e| (Owner::Resource, e.uri(), e.completions)),
-        );
-    for (owner, name, arguments) in owners {
-        completions.known.insert((owner, name.to_owned()));
-        for argument in arguments {
-            completions.calls.insert(
-                (owner, name.to_owned(), argument.argument.to_owned()),
-                argument.complete,
-            );
-        }
-    }
-    completions
-}
-
-fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
-    for (index, name) in names.enumerate() {
-        if let Some(first) = seen.insert(name, index) {
-            return Err(BuildError::Duplicate {
-                kind,
-                name: name.to_owned(),
-                first: first + 1,
-                second: index + 1,
-            });
-        }
-    }
-    Ok(())
 }

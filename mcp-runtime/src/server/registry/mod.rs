@@ -8,6 +8,7 @@ mod args;
 mod completion;
 mod describe;
 mod guards;
+mod live;
 mod mcp_server;
 mod params;
 mod prompts;
@@ -19,6 +20,7 @@ mod tools;
 pub(crate) mod uri_template;
 
 pub use completion::{CompleteCall, Completer, CompletionRequest, IntoCompletion};
+pub(crate) use live::LiveTables;
 pub use mcp_server::McpServer;
 pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};
 pub use resources::{IntoResourceOutcome, ResourceCall, ResourceEntry};

@@ -1,98 +1,316 @@
 //! A registry's functions as the low-level server's handlers: the listings, and each call
-//! routed by tool name, prompt name or resource URI.
+//! routed by tool name, prompt name or resource URI, all read from the live [`Tables`] so that
+//! what a `ServerHandle` changes at run time is what the next request sees.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::protocol::{CallToolResult, Generation, McpError, Outcome};
+use crate::protocol::{
+    CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpError,
+    Outcome, Prompt, Resource, ResourceTemplate, Tool, paginate,
+};
 use crate::server::ServerBuilder;
+use crate::server::handlers::erase;
 
+use super::completion::{CompleteCall, Completions, Owner};
+use super::live::LiveTables;
 use super::prompts::{PromptCall, PromptEntry};
 use super::resources::{Listing, ResourceEntry};
 use super::tools::{ToolCall, ToolEntry};
 
-pub(super) fn with_tools(builder: ServerBuilder, tools: Vec<ToolEntry>) -> ServerBuilder {
-    let listing = tools.iter().map(|e| e.tool.clone()).collect();
-    let table: Arc<HashMap<String, (ToolCall, bool)>> = Arc::new(
-        tools
-            .into_iter()
-            .map(|e| (e.tool.name, (e.call, e.wraps_output)))
-            .collect(),
-    );
-    builder
-        .list_tools(listing)
-        .on_call_tool(move |ctx, params| {
-            let found = table.get(&params.name).copied();
-            async move {
-                let Some((call, wraps)) = found else {
-                    return Err(McpError::invalid_params(format!(
-                        "Unknown tool: {}",
-                        params.name
-                    )));
-                };
-                let outcome = call(ctx, params).await?;
-                Ok(if wraps { wrap_output(outcome) } else { outcome })
-            }
-        })
+/// One consistent state of the registry: the entries, and the listings and dispatch tables
+/// computed from them. Never changed once built; a change builds a new one.
+#[derive(Default)]
+pub(crate) struct Tables {
+    pub tools: Vec<ToolEntry>,
+    pub prompts: Vec<PromptEntry>,
+    pub resources: Vec<ResourceEntry>,
+    /// Per kind, how many changes it has seen: the cursors of its listing carry it, so a
+    /// cursor from before a change is refused rather than skipping or repeating entries.
+    pub versions: Versions,
+    tool_listing: Arc<[Tool]>,
+    tool_calls: HashMap<String, (ToolCall, bool)>,
+    prompt_listing: Arc<[Prompt]>,
+    prompt_calls: HashMap<String, PromptCall>,
+    resource_listing: Arc<[Resource]>,
+    template_listing: Arc<[ResourceTemplate]>,
+    /// Static resources by URI, as indexes into `resources`.
+    exact: HashMap<String, usize>,
+    /// Templates, in registration order (the first that matches a URI reads it).
+    patterns: Vec<usize>,
+    completions: Completions,
 }
 
-pub(super) fn with_prompts(builder: ServerBuilder, prompts: Vec<PromptEntry>) -> ServerBuilder {
-    let listing = prompts.iter().map(|e| e.prompt.clone()).collect();
-    let table: Arc<HashMap<String, PromptCall>> = Arc::new(
-        prompts
-            .into_iter()
-            .map(|e| (e.prompt.name, e.call))
-            .collect(),
-    );
-    builder
-        .list_prompts(listing)
-        .on_get_prompt(move |ctx, params| {
-            let found = table.get(&params.name).copied();
-            async move {
-                let Some(call) = found else {
-                    return Err(McpError::invalid_params(format!(
-                        "Unknown prompt: {}",
-                        params.name
-                    )));
-                };
-                call(ctx, params).await
-            }
-        })
+/// How many changes each kind of entry has seen.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Versions {
+    pub tools: u64,
+    pub prompts: u64,
+    pub resources: u64,
 }
 
-pub(super) fn with_resources(
-    mut builder: ServerBuilder,
-    resources: Vec<ResourceEntry>,
-) -> ServerBuilder {
-    let mut statics = Vec::new();
-    let mut templates = Vec::new();
-    for entry in &resources {
-        match &entry.listing {
-            Listing::Static(r) => statics.push(r.clone()),
-            Listing::Template(t) => templates.push(t.clone()),
+impl Tables {
+    pub fn new(
+        tools: Vec<ToolEntry>,
+        prompts: Vec<PromptEntry>,
+        resources: Vec<ResourceEntry>,
+        versions: Versions,
+    ) -> Self {
+        let tool_listing = tools.iter().map(|e| e.tool.clone()).collect();
+        let tool_calls = tools
+            .iter()
+            .map(|e| (e.tool.name.clone(), (e.call, e.wraps_output)))
+            .collect();
+        let prompt_listing = prompts.iter().map(|e| e.prompt.clone()).collect();
+        let prompt_calls = prompts
+            .iter()
+            .map(|e| (e.prompt.name.clone(), e.call))
+            .collect();
+        let mut statics = Vec::new();
+        let mut templates = Vec::new();
+        let mut exact = HashMap::new();
+        let mut patterns = Vec::new();
+        for (index, entry) in resources.iter().enumerate() {
+            match &entry.listing {
+                Listing::Static(r) => statics.push(r.clone()),
+                Listing::Template(t) => templates.push(t.clone()),
+            }
+            if entry.template.is_static() {
+                exact.insert(entry.uri().to_owned(), index);
+            } else {
+                patterns.push(index);
+            }
+        }
+        let completions = completions(&prompts, &resources);
+        Self {
+            tools,
+            prompts,
+            resources,
+            versions,
+            tool_listing,
+            tool_calls,
+            prompt_listing,
+            prompt_calls,
+            resource_listing: statics.into(),
+            template_listing: templates.into(),
+            exact,
+            patterns,
+            completions,
         }
     }
-    let (exact, patterns): (Vec<_>, Vec<_>) =
-        resources.into_iter().partition(|e| e.template.is_static());
-    let exact: Arc<HashMap<String, ResourceEntry>> =
-        Arc::new(exact.into_iter().map(|e| (e.uri().to_owned(), e)).collect());
-    let patterns: Arc<[ResourceEntry]> = patterns.into();
-    if !statics.is_empty() {
-        builder = builder.list_resources(statics);
+
+    /// Whether `uri` names one of the resources: a static URI, or one a template matches.
+    pub fn resource_exists(&self, uri: &str) -> bool {
+        self.exact.contains_key(uri)
+            || self
+                .patterns
+                .iter()
+                .any(|&i| self.resources[i].template.matches(uri).is_some())
     }
-    if !templates.is_empty() {
-        builder = builder.list_resource_templates(templates);
+
+    pub fn has_completions(&self) -> bool {
+        !self.completions.calls.is_empty()
     }
-    builder.on_read_resource(move |ctx, params| {
-        let found = match exact.get(&params.uri) {
-            Some(entry) => Some((entry.call, entry.cache, Vec::new())),
-            None => patterns.iter().find_map(|e| {
-                e.template
-                    .matches(&params.uri)
-                    .map(|vars| (e.call, e.cache, vars))
-            }),
+
+    pub fn has_resources(&self) -> bool {
+        !self.resources.is_empty()
+    }
+}
+
+/// The completion functions of every prompt argument and template variable that has one.
+fn completions(prompts: &[PromptEntry], resources: &[ResourceEntry]) -> Completions {
+    let mut completions = Completions::default();
+    let owners = prompts
+        .iter()
+        .map(|e| (Owner::Prompt, e.prompt.name.as_str(), e.completions))
+        .chain(
+            resources
+                .iter()
+                .map(|e| (Owner::Resource, e.uri(), e.completions)),
+        );
+    for (owner, name, arguments) in owners {
+        completions.known.insert((owner, name.to_owned()));
+        for argument in arguments {
+            completions.calls.insert(
+                (owner, name.to_owned(), argument.argument.to_owned()),
+                argument.complete,
+            );
+        }
+    }
+    completions
+}
+
+/// One page of a listing whose cursors carry the listing's `version`: `"{version}:{offset}"`.
+fn page<T: Clone>(
+    items: &[T],
+    version: u64,
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<(Vec<T>, Option<String>), McpError> {
+    let offset = match cursor {
+        None => None,
+        Some(cursor) => {
+            let (issued, offset) = cursor
+                .split_once(':')
+                .ok_or_else(|| McpError::invalid_params("Invalid cursor"))?;
+            if issued != version.to_string() {
+                return Err(McpError::invalid_params(
+                    "Invalid cursor: the list changed since it was issued; list again from the start",
+                ));
+            }
+            Some(offset)
+        }
+    };
+    let (items, next) = paginate(items, offset, page_size)?;
+    Ok((items.to_vec(), next.map(|n| format!("{version}:{n}"))))
+}
+
+/// Serves every registry method from `live`: whatever was registered at build, the handlers
+/// are there, so a kind first added at run time is served too.
+pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> ServerBuilder {
+    let page_size = builder.page_size;
+    let hints = builder.cache_hints;
+    let hint =
+        move |h: Option<crate::protocol::CacheHint>| (h.map(|h| h.ttl_ms), h.map(|h| h.scope));
+
+    let tables = live.clone();
+    builder = builder.on_list_tools(move |_, params| {
+        let result = {
+            let t = tables.read();
+            page(
+                &t.tool_listing,
+                t.versions.tools,
+                params.cursor.as_deref(),
+                page_size,
+            )
+        };
+        let (ttl_ms, cache_scope) = hint(hints.tools);
+        async move {
+            let (tools, next_cursor) = result?;
+            Ok(ListToolsResult {
+                tools,
+                next_cursor,
+                ttl_ms,
+                cache_scope,
+                ..ListToolsResult::default()
+            })
+        }
+    });
+    let tables = live.clone();
+    builder = builder.on_call_tool(move |ctx, params| {
+        // Copied out, so the call runs with the function it started with whatever changes.
+        let found = tables.read().tool_calls.get(&params.name).copied();
+        async move {
+            let Some((call, wraps)) = found else {
+                return Err(McpError::invalid_params(format!(
+                    "Unknown tool: {}",
+                    params.name
+                )));
+            };
+            let outcome = call(ctx, params).await?;
+            Ok(if wraps { wrap_output(outcome) } else { outcome })
+        }
+    });
+
+    let tables = live.clone();
+    builder = builder.on_list_prompts(move |_, params| {
+        let result = {
+            let t = tables.read();
+            page(
+                &t.prompt_listing,
+                t.versions.prompts,
+                params.cursor.as_deref(),
+                page_size,
+            )
+        };
+        let (ttl_ms, cache_scope) = hint(hints.prompts);
+        async move {
+            let (prompts, next_cursor) = result?;
+            Ok(ListPromptsResult {
+                prompts,
+                next_cursor,
+                ttl_ms,
+                cache_scope,
+                ..ListPromptsResult::default()
+            })
+        }
+    });
+    let tables = live.clone();
+    builder = builder.on_get_prompt(move |ctx, params| {
+        let found = tables.read().prompt_calls.get(&params.name).copied();
+        async move {
+            let Some(call) = found else {
+                return Err(McpError::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    params.name
+                )));
+            };
+            call(ctx, params).await
+        }
+    });
+
+    let tables = live.clone();
+    builder = builder.on_list_resources(move |_, params| {
+        let result = {
+            let t = tables.read();
+            page(
+                &t.resource_listing,
+                t.versions.resources,
+                params.cursor.as_deref(),
+                page_size,
+            )
+        };
+        let (ttl_ms, cache_scope) = hint(hints.resources);
+        async move {
+            let (resources, next_cursor) = result?;
+            Ok(ListResourcesResult {
+                resources,
+                next_cursor,
+                ttl_ms,
+                cache_scope,
+                ..ListResourcesResult::default()
+            })
+        }
+    });
+    let tables = live.clone();
+    builder = builder.on_list_resource_templates(move |_, params| {
+        let result = {
+            let t = tables.read();
+            page(
+                &t.template_listing,
+                t.versions.resources,
+                params.cursor.as_deref(),
+                page_size,
+            )
+        };
+        let (ttl_ms, cache_scope) = hint(hints.resources);
+        async move {
+            let (resource_templates, next_cursor) = result?;
+            Ok(ListResourceTemplatesResult {
+                resource_templates,
+                next_cursor,
+                ttl_ms,
+                cache_scope,
+                ..ListResourceTemplatesResult::default()
+            })
+        }
+    });
+    let tables = live.clone();
+    builder = builder.on_read_resource(move |ctx, params| {
+        let found = {
+            let t = tables.read();
+            match t.exact.get(&params.uri) {
+                Some(&i) => Some((t.resources[i].call, t.resources[i].cache, Vec::new())),
+                None => t.patterns.iter().find_map(|&i| {
+                    let e = &t.resources[i];
+                    e.template
+                        .matches(&params.uri)
+                        .map(|vars| (e.call, e.cache, vars))
+                }),
+            }
         };
         // Each revision says "not found" its own way.
         let legacy = ctx.generation() == Generation::V2025_11_25;
@@ -112,7 +330,45 @@ pub(super) fn with_resources(
             }
             Ok(outcome)
         }
-    })
+    });
+    let tables = live.clone();
+    builder = builder.resource_exists(move |uri| tables.read().resource_exists(uri));
+
+    let fallback = builder.handlers.complete.take();
+    let tables = live.clone();
+    builder.handlers.complete = Some(erase(move |ctx, params: CompleteParams| {
+        let (owner, name) = match &params.reference {
+            CompletionReference::Prompt { name, .. } => (Owner::Prompt, name.clone()),
+            CompletionReference::Resource { uri } => (Owner::Resource, uri.clone()),
+        };
+        let key = (owner, name, params.argument.name.clone());
+        let (call, known): (Option<CompleteCall>, bool) = {
+            let t = tables.read();
+            (
+                t.completions.calls.get(&key).copied(),
+                t.completions.known.contains(&(key.0, key.1)),
+            )
+        };
+        let fallback = fallback.clone();
+        async move {
+            if let Some(call) = call {
+                return call(ctx, params).await;
+            }
+            if let Some(fallback) = fallback {
+                return fallback(ctx, params).await;
+            }
+            if known {
+                return Ok(CompleteResult::values(Vec::new()));
+            }
+            Err(McpError::invalid_params(match params.reference {
+                CompletionReference::Prompt { name, .. } => format!("Unknown prompt: {name}"),
+                CompletionReference::Resource { uri } => {
+                    format!("Unknown resource template: {uri}")
+                }
+            }))
+        }
+    }));
+    builder
 }
 
 fn wrap_output(outcome: Outcome<CallToolResult>) -> Outcome<CallToolResult> {

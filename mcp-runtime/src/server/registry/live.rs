@@ -1,0 +1,263 @@
+//! The registry of a running server: its [`Tables`], swapped whole on each change so that a
+//! reader sees either the old or the new state, never half of one.
+
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use crate::protocol::{ListChangedCapability, ServerCapabilities};
+use crate::push::Change;
+use crate::server::{AppState, BuildError};
+
+use super::prompts::PromptEntry;
+use super::resources::ResourceEntry;
+use super::tables::{Tables, Versions};
+use super::tools::ToolEntry;
+
+/// The tables a running `McpServer` serves from.
+pub(crate) struct LiveTables {
+    current: RwLock<Arc<Tables>>,
+    /// Held by one change at a time, from reading the current tables to publishing the new,
+    /// so two changes never build on the same old state and lose one of them.
+    writer: Mutex<()>,
+    /// Whether the application answers `completion/complete` itself (then the capability
+    /// stays whatever the tables hold).
+    completes_itself: bool,
+}
+
+impl LiveTables {
+    pub fn new(tables: Tables, completes_itself: bool) -> Self {
+        Self {
+            current: RwLock::new(Arc::new(tables)),
+            writer: Mutex::new(()),
+            completes_itself,
+        }
+    }
+
+    /// The current tables, for the length of one lookup. A panic elsewhere cannot leave them
+    /// half-written (they are swapped whole), so a poisoned lock is still safe to read.
+    pub fn read(&self) -> std::sync::RwLockReadGuard<'_, Arc<Tables>> {
+        self.current.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The capabilities the tables imply now, on top of the builder's: each kind the server
+    /// has, with `listChanged`, since any handler may change the tables through its context's
+    /// handle at any time.
+    pub fn advertise(&self, capabilities: &mut ServerCapabilities) {
+        let t = self.read();
+        let list_changed = || ListChangedCapability {
+            list_changed: Some(true),
+        };
+        capabilities.tools = (!t.tools.is_empty()).then(list_changed);
+        capabilities.prompts = (!t.prompts.is_empty()).then(list_changed);
+        capabilities.resources = t.has_resources().then(|| {
+            let mut resources = capabilities.resources.take().unwrap_or_default();
+            resources.list_changed = Some(true);
+            resources
+        });
+        if !self.completes_itself && !t.has_completions() {
+            capabilities.completions = None;
+        } else if capabilities.completions.is_none() {
+            capabilities.completions = Some(Default::default());
+        }
+    }
+
+    /// Adds `tools`, each replacing the tool of the same name if there is one. The change to
+    /// announce, if anything changed.
+    pub fn add_tools(
+        &self,
+        tools: Vec<ToolEntry>,
+        app_state: &AppState,
+    ) -> Result<Option<Change>, BuildError> {
+        check(&tools, &[], &[], app_state)?;
+        Ok(self.change(|t| {
+            if tools.is_empty() {
+                return None;
+            }
+            let mut all = t.tools.clone();
+            for entry in tools {
+                upsert(&mut all, entry, |e| e.tool.name.as_str());
+            }
+            let versions = Versions {
+                tools: t.versions.tools + 1,
+                ..t.versions
+            };
+            let next = Tables::new(all, t.prompts.clone(), t.resources.clone(), versions);
+            Some((next, Change::ToolsListChanged))
+        }))
+    }
+
+    pub fn remove_tool(&self, name: &str) -> Option<Change> {
+        self.change(|t| {
+            let all = without(&t.tools, |e| e.tool.name == name)?;
+            let versions = Versions {
+                tools: t.versions.tools + 1,
+                ..t.versions
+            };
+            let next = Tables::new(all, t.prompts.clone(), t.resources.clone(), versions);
+            Some((next, Change::ToolsListChanged))
+        })
+    }
+
+    pub fn add_prompts(
+        &self,
+        prompts: Vec<PromptEntry>,
+        app_state: &AppState,
+    ) -> Result<Option<Change>, BuildError> {
+        check(&[], &prompts, &[], app_state)?;
+        Ok(self.change(|t| {
+            if prompts.is_empty() {
+                return None;
+            }
+            let mut all = t.prompts.clone();
+            for entry in prompts {
+                upsert(&mut all, entry, |e| e.prompt.name.as_str());
+            }
+            let versions = Versions {
+                prompts: t.versions.prompts + 1,
+                ..t.versions
+            };
+            let next = Tables::new(t.tools.clone(), all, t.resources.clone(), versions);
+            Some((next, Change::PromptsListChanged))
+        }))
+    }
+
+    pub fn remove_prompt(&self, name: &str) -> Option<Change> {
+        self.change(|t| {
+            let all = without(&t.prompts, |e| e.prompt.name == name)?;
+            let versions = Versions {
+                prompts: t.versions.prompts + 1,
+                ..t.versions
+            };
+            let next = Tables::new(t.tools.clone(), all, t.resources.clone(), versions);
+            Some((next, Change::PromptsListChanged))
+        })
+    }
+
+    pub fn add_resources(
+        &self,
+        resources: Vec<ResourceEntry>,
+        app_state: &AppState,
+    ) -> Result<Option<Change>, BuildError> {
+        check(&[], &[], &resources, app_state)?;
+        Ok(self.change(|t| {
+            if resources.is_empty() {
+                return None;
+            }
+            let mut all = t.resources.clone();
+            for entry in resources {
+                upsert(&mut all, entry, ResourceEntry::uri);
+            }
+            let versions = Versions {
+                resources: t.versions.resources + 1,
+                ..t.versions
+            };
+            let next = Tables::new(t.tools.clone(), t.prompts.clone(), all, versions);
+            Some((next, Change::ResourcesListChanged))
+        }))
+    }
+
+    pub fn remove_resource(&self, uri: &str) -> Option<Change> {
+        self.change(|t| {
+            let all = without(&t.resources, |e| e.uri() == uri)?;
+            let versions = Versions {
+                resources: t.versions.resources + 1,
+                ..t.versions
+            };
+            let next = Tables::new(t.tools.clone(), t.prompts.clone(), all, versions);
+            Some((next, Change::ResourcesListChanged))
+        })
+    }
+
+    /// Builds the next tables from the current ones with `next` (which says `None` when it
+    /// changes nothing) and swaps them in.
+    fn change(&self, next: impl FnOnce(&Tables) -> Option<(Tables, Change)>) -> Option<Change> {
+        let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let current = self.read().clone();
+        // Built outside the swap, so readers wait only for the pointer to change.
+        let (tables, change) = next(&current)?;
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(tables);
+        Some(change)
+    }
+}
+
+/// Replaces the entry `key` names in place (a replaced tool keeps its place in the listing),
+/// or appends it.
+fn upsert<E>(all: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) {
+    match all.iter().position(|e| key(e) == key(&entry)) {
+        Some(i) => all[i] = entry,
+        None => all.push(entry),
+    }
+}
+
+/// `all` without the entry `hit` finds; `None` when there is none.
+fn without<E: Clone>(all: &[E], hit: impl Fn(&E) -> bool) -> Option<Vec<E>> {
+    let at = all.iter().position(hit)?;
+    let mut rest = all.to_vec();
+    rest.remove(at);
+    Some(rest)
+}
+
+/// What `McpServer::build` checks of its registrations, for entries registered at build or
+/// added later: unique names within the batch, every registration usable, every shared state
+/// a function takes registered.
+pub(crate) fn check(
+    tools: &[ToolEntry],
+    prompts: &[PromptEntry],
+    resources: &[ResourceEntry],
+    app_state: &AppState,
+) -> Result<(), BuildError> {
+    unique("tool", tools.iter().map(|e| e.tool.name.as_str()))?;
+    unique("prompt", prompts.iter().map(|e| e.prompt.name.as_str()))?;
+    unique("resource", resources.iter().map(ResourceEntry::uri))?;
+    let invalid = tools
+        .iter()
+        .map(|e| ("tool", e.tool.name.as_str(), &e.invalid))
+        .chain(
+            prompts
+                .iter()
+                .map(|e| ("prompt", e.prompt.name.as_str(), &e.invalid)),
+        )
+        .chain(resources.iter().map(|e| ("resource", e.uri(), &e.invalid)));
+    for (kind, name, invalid) in invalid {
+        if let Some(reason) = invalid {
+            return Err(BuildError::InvalidRegistration {
+                kind,
+                name: name.to_owned(),
+                reason: reason.clone(),
+            });
+        }
+    }
+    let needs = tools
+        .iter()
+        .map(|e| ("tool", e.tool.name.as_str(), &e.requires))
+        .chain(
+            prompts
+                .iter()
+                .map(|e| ("prompt", e.prompt.name.as_str(), &e.requires)),
+        )
+        .chain(resources.iter().map(|e| ("resource", e.uri(), &e.requires)));
+    for (kind, name, requires) in needs {
+        if let Some(missing) = requires.iter().find(|key| !app_state.contains(key)) {
+            return Err(BuildError::MissingState {
+                kind,
+                name: name.to_owned(),
+                state: missing.name,
+            });
+        }
+    }
+    Ok(())
+}
+
+fn unique<'a>(kind: &'static str, names: impl Iterator<Item = &'a str>) -> Result<(), BuildError> {
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (index, name) in names.enumerate() {
+        if let Some(first) = seen.insert(name, index) {
+            return Err(BuildError::Duplicate {
+                kind,
+                name: name.to_owned(),
+                first: first + 1,
+                second: index + 1,
+            });
+        }
+    }
+    Ok(())
+}
