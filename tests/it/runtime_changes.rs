@@ -497,7 +497,12 @@ async fn capabilities_follow_the_tables_with_list_changed() {
     let caps = wire.capabilities().await;
     assert!(caps.get("tools").is_none(), "{caps}");
     assert_eq!(caps["prompts"], json!({"listChanged": true}), "{caps}");
-    assert_eq!(caps["resources"], json!({"listChanged": true}), "{caps}");
+    // Subscriptions too: a 2026-07-28 listen names the resources it follows.
+    assert_eq!(
+        caps["resources"],
+        json!({"listChanged": true, "subscribe": true}),
+        "{caps}"
+    );
     assert_eq!(caps["completions"], json!({}), "{caps}");
 
     // A 2025-11-25 session is told at `initialize`, subscriptions included.

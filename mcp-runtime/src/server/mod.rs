@@ -175,17 +175,10 @@ impl Server {
         self.inner.fanout.listen(interest)
     }
 
-    /// The list changes this server can ever announce: every kind for an `McpServer`, whose
-    /// tables may gain any kind while it runs; else one per kind it serves.
+    /// The list changes this server announces: one per kind it advertises now (an
+    /// `McpServer`'s follow its tables).
     pub(crate) fn announced_lists(&self) -> Lists {
-        if self.inner.live.is_some() {
-            return Lists {
-                tools: true,
-                prompts: true,
-                resources: true,
-            };
-        }
-        let c = &self.inner.capabilities;
+        let c = self.capabilities();
         Lists {
             tools: c.tools.is_some(),
             prompts: c.prompts.is_some(),
