@@ -36,6 +36,7 @@ mod plain_schemas;
 mod provisioner_stdio;
 mod python_client_interop;
 mod python_server_interop;
+mod redis_bus;
 mod refusals_logged;
 mod resolve;
 mod resume_elsewhere;
