@@ -38,6 +38,7 @@ mod push_http;
 mod push_memory;
 mod python_client_interop;
 mod python_server_interop;
+mod redis_bus;
 mod refusals_logged;
 mod resolve;
 mod resume_elsewhere;

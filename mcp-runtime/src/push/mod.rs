@@ -7,8 +7,12 @@
 //! than the default [`LocalBus`]; a fleet shares one bus backed by a real engine.
 
 mod local;
+#[cfg(feature = "redis")]
+mod redis_bus;
 
 pub use local::{LOCAL_BUS_CAPACITY, LocalBus};
+#[cfg(feature = "redis")]
+pub use redis_bus::{REDIS_QUEUE_CAPACITY, RedisBus, RedisBusError};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;

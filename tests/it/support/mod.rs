@@ -1,11 +1,12 @@
 //! What several facade tests share: a tool that asks a region, then (depending on it) a
 //! confirmation, and the scripted user that answers it; `http` is the raw HTTP client,
-//! `process` starts and guards child processes, `snapshot` compares generated JSON with
-//! committed files.
+//! `process` starts and guards child processes, `redis` runs a real redis-server, `snapshot`
+//! compares generated JSON with committed files.
 
 #[cfg(feature = "http")]
 pub mod http;
 pub mod process;
+pub mod redis;
 pub mod snapshot;
 
 use mcp::Elicit;
