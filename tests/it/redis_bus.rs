@@ -4,8 +4,6 @@
 //! The tests that read the log run on a single-threaded runtime with a subscriber of this
 //! thread only, so the buses' tasks log on this thread too (the tests share a process).
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mcp::protocol::Implementation;
@@ -13,6 +11,7 @@ use mcp::push::{Change, NotificationBus, RedisBus};
 use mcp::server::Server;
 use tokio::sync::broadcast;
 
+use crate::support::log::CapturedLog;
 use crate::support::process::free_port;
 use crate::support::redis::RedisServer;
 
@@ -60,45 +59,13 @@ async fn next_besides(rx: &mut broadcast::Receiver<Change>, late: &[Change]) -> 
     }
 }
 
-/// What the buses logged while the test ran.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Log {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log lock").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
-        let log = Self::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .finish();
-        (log, tracing::subscriber::set_default(subscriber))
-    }
-
-    /// The lines at `level` that contain `text`.
-    fn lines(&self, level: &str, text: &str) -> Vec<String> {
-        let bytes = self.0.lock().expect("log lock").clone();
-        String::from_utf8_lossy(&bytes)
-            .lines()
-            .filter(|l| l.contains(level) && l.contains(text))
-            .map(str::to_owned)
-            .collect()
-    }
-
-    fn all(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().expect("log lock")).into_owned()
-    }
+/// The lines of `log` at `level` that contain `text`.
+fn lines(log: &CapturedLog, level: &str, text: &str) -> Vec<String> {
+    log.text()
+        .lines()
+        .filter(|l| l.contains(level) && l.contains(text))
+        .map(str::to_owned)
+        .collect()
 }
 
 #[tokio::test]
@@ -129,7 +96,7 @@ async fn a_change_published_on_one_instance_reaches_the_subscribers_of_both_once
 
 #[tokio::test(flavor = "current_thread")]
 async fn while_redis_is_away_local_changes_reach_local_subscribers_and_the_buses_reconnect() {
-    let (log, _guard) = Log::capture();
+    let (log, _guard) = CapturedLog::start();
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -176,9 +143,9 @@ async fn while_redis_is_away_local_changes_reach_local_subscribers_and_the_buses
     );
 
     // One outage per bus, each logged once when it began and once when it ended.
-    let all = log.all();
-    assert_eq!(log.lines("WARN", "lost Redis").len(), 2, "{all}");
-    assert_eq!(log.lines("INFO", "reconnected").len(), 2, "{all}");
+    let all = log.text();
+    assert_eq!(lines(&log, "WARN", "lost Redis").len(), 2, "{all}");
+    assert_eq!(lines(&log, "INFO", "reconnected").len(), 2, "{all}");
 }
 
 #[tokio::test]
@@ -205,7 +172,7 @@ async fn a_bus_made_while_redis_is_down_connects_when_it_comes_up() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_message_on_the_channel_that_is_not_a_change_is_logged_and_skipped() {
-    let (log, _guard) = Log::capture();
+    let (log, _guard) = CapturedLog::start();
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -222,8 +189,8 @@ async fn a_message_on_the_channel_that_is_not_a_change_is_logged_and_skipped() {
     assert_eq!(next(&mut rx_a).await, Change::PromptsListChanged);
     assert_eq!(next(&mut rx_a).await, updated("x://after"));
     assert!(a.is_connected() && b.is_connected());
-    let all = log.all();
-    assert_eq!(log.lines("WARN", "not a change").len(), 4 * 2, "{all}");
+    let all = log.text();
+    assert_eq!(lines(&log, "WARN", "not a change").len(), 4 * 2, "{all}");
 }
 
 #[tokio::test]

@@ -5,51 +5,17 @@
 //! The subscriber is this thread's only (the tests share a process), and the runtime is
 //! single-threaded so the server's tasks log on this thread too.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::support::http::{Running, modern, post};
+use crate::support::log::CapturedLog;
 
-/// What the server logged while the test ran.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Log {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("log lock").extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
-        let log = Self::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .with_max_level(tracing::Level::INFO)
-            .finish();
-        (log, tracing::subscriber::set_default(subscriber))
-    }
-
-    /// Takes what was logged so far.
-    fn take(&self) -> String {
-        let bytes = std::mem::take(&mut *self.0.lock().expect("log lock"));
-        String::from_utf8(bytes).expect("UTF-8 log")
-    }
-
-    /// The lines logged since the last look, once the server has had time to log them.
-    async fn lines(&self) -> Vec<String> {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        self.take().lines().map(str::to_owned).collect()
-    }
+/// The lines logged since the last look, once the server has had time to log them.
+async fn lines(log: &CapturedLog) -> Vec<String> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    log.take().lines().map(str::to_owned).collect()
 }
 
 /// The one line among `lines` that contains each of `parts`, at `level`.
@@ -64,7 +30,7 @@ fn once(lines: &[String], level: &str, parts: &[&str]) {
 
 #[tokio::test(flavor = "current_thread")]
 async fn http_refusals_are_logged_once_with_their_reason() {
-    let (log, _guard) = Log::capture();
+    let (log, _guard) = CapturedLog::start();
     let s = Running::start().await;
     log.take();
 
@@ -75,14 +41,14 @@ async fn http_refusals_are_logged_once_with_their_reason() {
         .await;
     assert_eq!(reply.error_code(), -32601, "{}", reply.body);
     once(
-        &log.lines().await,
+        &lines(&log).await,
         "INFO",
         &["refused nope/never", "Method not found"],
     );
 
     let reply = s.post("{").send().await;
     assert_eq!(reply.status, 400);
-    once(&log.lines().await, "INFO", &["refused -", "code=-32700"]);
+    once(&lines(&log).await, "INFO", &["refused -", "code=-32700"]);
 
     let reply = s
         .post(modern(2, "tools/list", json!({})))
@@ -90,7 +56,7 @@ async fn http_refusals_are_logged_once_with_their_reason() {
         .send()
         .await;
     assert_eq!(reply.status, 403);
-    once(&log.lines().await, "WARN", &["DNS-rebinding"]);
+    once(&lines(&log).await, "WARN", &["DNS-rebinding"]);
 
     let reply = s
         .post(modern(3, "tools/list", json!({})))
@@ -98,11 +64,11 @@ async fn http_refusals_are_logged_once_with_their_reason() {
         .send()
         .await;
     assert_eq!(reply.status, 415);
-    once(&log.lines().await, "INFO", &["(415)", "application/json"]);
+    once(&lines(&log).await, "INFO", &["(415)", "application/json"]);
 
     let reply = s.method("GET").send().await;
     assert_eq!(reply.status, 405);
-    once(&log.lines().await, "INFO", &["(405)", "Mcp-Session-Id"]);
+    once(&lines(&log).await, "INFO", &["(405)", "Mcp-Session-Id"]);
 
     let body = modern(4, "tools/call", json!({"name": "echo"}));
     let reply = post(s.addr, body)
@@ -110,7 +76,7 @@ async fn http_refusals_are_logged_once_with_their_reason() {
         .send()
         .await;
     assert_eq!(reply.error_code(), -32020, "{}", reply.body);
-    once(&log.lines().await, "INFO", &["refused", "-32020"]);
+    once(&lines(&log).await, "INFO", &["refused", "-32020"]);
 
     // Logged where the cause is known (WARN), not a second time as a refusal.
     let body = modern(5, "tools/call", json!({"name": "echo", "requestState": 42}));
@@ -119,7 +85,7 @@ async fn http_refusals_are_logged_once_with_their_reason() {
         .send()
         .await;
     assert_eq!(reply.error_code(), -32602, "{}", reply.body);
-    let lines = log.lines().await;
+    let lines = lines(&log).await;
     once(&lines, "WARN", &["requestState rejected"]);
     assert!(!lines.iter().any(|l| l.contains("refused")), "{lines:#?}");
     s.stop.cancel();
@@ -131,7 +97,7 @@ async fn stream_refusals_and_bad_tool_arguments_are_logged() {
     async fn count(times: u32) -> String {
         times.to_string()
     }
-    let (log, _guard) = Log::capture();
+    let (log, _guard) = CapturedLog::start();
     let server = mcp::McpServer::new("logged")
         .tools(mcp::tools![count])
         .build()
@@ -149,12 +115,12 @@ async fn stream_refusals_and_bad_tool_arguments_are_logged() {
 
     let reply = exchange("not json".into()).await;
     assert_eq!(reply["error"]["code"], -32700, "{reply}");
-    once(&log.lines().await, "INFO", &["refused -", "-32700"]);
+    once(&lines(&log).await, "INFO", &["refused -", "-32700"]);
 
     let reply = exchange(modern(1, "tools/call", json!({"name": "missing"}))).await;
     assert_eq!(reply["error"]["code"], -32602, "{reply}");
     once(
-        &log.lines().await,
+        &lines(&log).await,
         "INFO",
         &["refused tools/call", "missing"],
     );
@@ -163,7 +129,7 @@ async fn stream_refusals_and_bad_tool_arguments_are_logged() {
     let reply = exchange(modern(2, "tools/call", call)).await;
     assert_eq!(reply["result"]["isError"], true, "{reply}");
     once(
-        &log.lines().await,
+        &lines(&log).await,
         "INFO",
         &["refused a tool call", "`times`"],
     );

@@ -5,6 +5,7 @@
 
 #[cfg(feature = "http")]
 pub mod http;
+pub mod log;
 pub mod process;
 pub mod redis;
 pub mod snapshot;
