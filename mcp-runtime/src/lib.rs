@@ -13,15 +13,17 @@
 //! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
 //!    caller's identity.
 //! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
-//! 4. [`server`]: the low-level [`Server`](server::Server) (the generation gate, routing, the
+//! 4. [`push`]: what changed on a server, and the bus that carries each change to every
+//!    instance of an application ([`LocalBus`](push::LocalBus), a Redis one with `redis`).
+//! 5. [`server`]: the low-level [`Server`](server::Server) (the generation gate, routing, the
 //!    state boundary, the request [`Context`](server::Context)) and the
 //!    [`McpServer`](server::McpServer) registry the macros feed. It knows no transport.
-//! 5. [`resolve`]: Resolve parameters, the questions a function asks through its context.
-//! 6. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
+//! 6. [`resolve`]: Resolve parameters, the questions a function asks through its context.
+//! 7. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
 //!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
-//! 7. [`client`]: a client of both generations over any transport.
-//! 8. [`Error`]: the one error a `main` returns, whatever failed.
-//! 9. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
+//! 8. [`client`]: a client of both generations over any transport.
+//! 9. [`Error`]: the one error a `main` returns, whatever failed.
+//! 10. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
 //!    only place that joins a server to a transport.
 //!
 //! Above them all, `__private` names what macro-generated code uses.
