@@ -24,7 +24,7 @@
 //! 8. [`client`]: a client of both generations over any transport.
 //! 9. [`Error`]: the one error a `main` returns, whatever failed.
 //! 10. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
-//!    only place that joins a server to a transport.
+//!     only place that joins a server to a transport.
 //!
 //! Above them all, `__private` names what macro-generated code uses.
 #![forbid(unsafe_code)]
