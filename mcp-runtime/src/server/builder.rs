@@ -9,7 +9,7 @@ use crate::protocol::{
     GetPromptResult, Implementation, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, McpError,
     Outcome, PaginatedParams, Prompt, ReadResourceParams, ReadResourceResult, Resource,
-    ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool, paginate,
+    ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
 };
 
 use crate::boxed::BoxFuture;
@@ -23,6 +23,7 @@ use super::context::Context;
 use super::handlers::{Handler, erase};
 #[cfg(feature = "http")]
 use super::http_settings::HttpSettings;
+use super::listing::fixed_listing;
 use super::registry::LiveTables;
 use super::subscriptions::{self, ResourceExists};
 
@@ -502,60 +503,18 @@ impl ServerBuilder {
             );
         }
         if let Some(tools) = listings.tools {
-            self.handlers.list_tools = Some(fixed_listing(
-                tools,
-                page_size,
-                hints.tools,
-                |tools, next_cursor, hint| ListToolsResult {
-                    tools,
-                    next_cursor,
-                    ttl_ms: hint.map(|h| h.ttl_ms),
-                    cache_scope: hint.map(|h| h.scope),
-                    ..ListToolsResult::default()
-                },
-            ));
+            self.handlers.list_tools = Some(fixed_listing(tools, page_size, hints.tools));
         }
         if let Some(prompts) = listings.prompts {
-            self.handlers.list_prompts = Some(fixed_listing(
-                prompts,
-                page_size,
-                hints.prompts,
-                |prompts, next_cursor, hint| ListPromptsResult {
-                    prompts,
-                    next_cursor,
-                    ttl_ms: hint.map(|h| h.ttl_ms),
-                    cache_scope: hint.map(|h| h.scope),
-                    ..ListPromptsResult::default()
-                },
-            ));
+            self.handlers.list_prompts = Some(fixed_listing(prompts, page_size, hints.prompts));
         }
         if let Some(resources) = listings.resources {
-            self.handlers.list_resources = Some(fixed_listing(
-                resources,
-                page_size,
-                hints.resources,
-                |resources, next_cursor, hint| ListResourcesResult {
-                    resources,
-                    next_cursor,
-                    ttl_ms: hint.map(|h| h.ttl_ms),
-                    cache_scope: hint.map(|h| h.scope),
-                    ..ListResourcesResult::default()
-                },
-            ));
+            let handler = fixed_listing(resources, page_size, hints.resources);
+            self.handlers.list_resources = Some(handler);
         }
         if let Some(templates) = listings.resource_templates {
-            self.handlers.list_resource_templates = Some(fixed_listing(
-                templates,
-                page_size,
-                hints.resources,
-                |resource_templates, next_cursor, hint| ListResourceTemplatesResult {
-                    resource_templates,
-                    next_cursor,
-                    ttl_ms: hint.map(|h| h.ttl_ms),
-                    cache_scope: hint.map(|h| h.scope),
-                    ..ListResourceTemplatesResult::default()
-                },
-            ));
+            let handler = fixed_listing(templates, page_size, hints.resources);
+            self.handlers.list_resource_templates = Some(handler);
         }
         let capabilities = self.capabilities();
         Ok(Server::from_builder(self, capabilities, state))
@@ -597,26 +556,6 @@ fn is_web_url(url: &str) -> bool {
         url.get(..scheme.len())
             .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
             && url.len() > scheme.len()
-    })
-}
-
-/// The handler that serves `items` page by page, each page with the same cache hint (the spec
-/// asks one `cacheScope` for every page of a list).
-fn fixed_listing<T, R>(
-    items: Vec<T>,
-    page_size: usize,
-    hint: Option<CacheHint>,
-    page: fn(Vec<T>, Option<String>, Option<CacheHint>) -> R,
-) -> Handler<PaginatedParams, R>
-where
-    T: Clone + Send + Sync + 'static,
-    R: Send + 'static,
-{
-    let items: Arc<[T]> = items.into();
-    erase(move |_, params: PaginatedParams| {
-        let result = paginate(&items, params.cursor.as_deref(), page_size)
-            .map(|(items, next)| page(items.to_vec(), next, hint));
-        async move { result }
     })
 }
 

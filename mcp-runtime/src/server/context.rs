@@ -47,8 +47,8 @@ struct ContextInner {
     cancellation: CancellationToken,
     sink: NotificationSink,
     connection: Arc<Connection>,
-    app_state: Arc<AppState>,
-    server: ServerHandle,
+    /// The server serving the request: its shared state, and its handle.
+    server: Server,
     back_channel: bool,
 }
 
@@ -68,8 +68,7 @@ impl Context {
                 cancellation: exchange.cancellation.clone(),
                 sink: exchange.sink.clone(),
                 connection: exchange.connection.clone(),
-                app_state: server.inner.app_state.clone(),
-                server: server.handle(),
+                server: server.clone(),
                 back_channel: exchange.back_channel,
             }),
             round: None,
@@ -79,17 +78,17 @@ impl Context {
     /// A handle on the server serving this request, for telling its listening clients what
     /// changed (see [`ServerHandle`]).
     pub fn server(&self) -> ServerHandle {
-        self.inner.server.clone()
+        self.inner.server.handle()
     }
 
     /// Shared state of type `T` registered on the server, if any.
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        self.inner.app_state.get::<T>()
+        self.inner.server.inner.app_state.get::<T>()
     }
 
     /// All of the server's shared state.
     pub fn app_state(&self) -> &AppState {
-        &self.inner.app_state
+        &self.inner.server.inner.app_state
     }
 
     /// The answers the client sent in this round (`None` on a first round), for a tool, prompt

@@ -4,8 +4,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::push::{Change, NotificationBus};
+use crate::push::Change;
 
+use super::Server;
 use super::app_state::AppState;
 use super::build_error::BuildError;
 use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
@@ -85,9 +86,7 @@ use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
 /// ```
 #[derive(Clone)]
 pub struct ServerHandle {
-    bus: Arc<dyn NotificationBus>,
-    live: Option<Arc<LiveTables>>,
-    app_state: Arc<AppState>,
+    server: Server,
 }
 
 /// Why a [`ServerHandle`] could not change what the server offers.
@@ -113,21 +112,13 @@ pub enum ChangeError {
 }
 
 impl ServerHandle {
-    pub(super) fn new(
-        bus: Arc<dyn NotificationBus>,
-        live: Option<Arc<LiveTables>>,
-        app_state: Arc<AppState>,
-    ) -> Self {
-        Self {
-            bus,
-            live,
-            app_state,
-        }
+    pub(super) fn new(server: Server) -> Self {
+        Self { server }
     }
 
     /// Tells every listening client of every instance on the server's bus about `change`.
     pub fn notify(&self, change: Change) {
-        self.bus.publish(change);
+        self.server.inner.fanout.bus().publish(change);
     }
 
     /// The resource at `uri` changed: `notifications/resources/updated` to the clients
@@ -140,7 +131,7 @@ impl ServerHandle {
     /// there is one; then [`Change::ToolsListChanged`].
     pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolEntry>) -> Result<(), ChangeError> {
         let live = self.tables("tool")?;
-        let change = live.add_tools(tools.into_iter().collect(), &self.app_state)?;
+        let change = live.add_tools(tools.into_iter().collect(), self.app_state())?;
         self.announce(change);
         Ok(())
     }
@@ -160,7 +151,7 @@ impl ServerHandle {
         prompts: impl IntoIterator<Item = PromptEntry>,
     ) -> Result<(), ChangeError> {
         let live = self.tables("prompt")?;
-        let change = live.add_prompts(prompts.into_iter().collect(), &self.app_state)?;
+        let change = live.add_prompts(prompts.into_iter().collect(), self.app_state())?;
         self.announce(change);
         Ok(())
     }
@@ -181,7 +172,7 @@ impl ServerHandle {
         resources: impl IntoIterator<Item = ResourceEntry>,
     ) -> Result<(), ChangeError> {
         let live = self.tables("resource")?;
-        let change = live.add_resources(resources.into_iter().collect(), &self.app_state)?;
+        let change = live.add_resources(resources.into_iter().collect(), self.app_state())?;
         self.announce(change);
         Ok(())
     }
@@ -195,7 +186,12 @@ impl ServerHandle {
     }
 
     fn tables(&self, kind: &'static str) -> Result<&LiveTables, ChangeError> {
-        self.live.as_deref().ok_or(ChangeError::NoTables { kind })
+        let live = self.server.inner.live.as_deref();
+        live.ok_or(ChangeError::NoTables { kind })
+    }
+
+    fn app_state(&self) -> &Arc<AppState> {
+        &self.server.inner.app_state
     }
 
     /// Publishes `change` if there is one; whether there was.
@@ -211,7 +207,7 @@ impl ServerHandle {
 impl fmt::Debug for ServerHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerHandle")
-            .field("tables", &self.live.is_some())
+            .field("tables", &self.server.inner.live.is_some())
             .finish_non_exhaustive()
     }
 }

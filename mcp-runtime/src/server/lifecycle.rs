@@ -52,15 +52,9 @@ impl Server {
                 "The session is already initialized",
             ));
         }
-        let mut capabilities = self.capabilities();
-        if self.subscribable()
-            && let Some(resources) = capabilities.resources.as_mut()
-        {
-            resources.subscribe = Some(true);
-        }
         let result = InitializeResult {
             protocol_version: version.to_owned(),
-            capabilities,
+            capabilities: self.capabilities(),
             server_info: (*self.inner.info).clone(),
             instructions: self.inner.instructions.clone(),
             meta: None,

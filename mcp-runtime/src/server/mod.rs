@@ -18,6 +18,7 @@ mod handlers;
 pub(crate) mod http_settings;
 mod lifecycle;
 mod listen;
+mod listing;
 pub(crate) mod preread;
 pub(crate) mod refusal;
 pub(crate) mod registry;
@@ -43,6 +44,7 @@ pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
+pub(crate) use listing::ListPage;
 pub(crate) use registry::macro_support;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
@@ -148,11 +150,7 @@ impl Server {
 
     /// A handle for telling its clients what changed, from outside any request.
     pub fn handle(&self) -> ServerHandle {
-        ServerHandle::new(
-            self.inner.fanout.bus().clone(),
-            self.inner.live.clone(),
-            self.inner.app_state.clone(),
-        )
+        ServerHandle::new(self.clone())
     }
 
     /// How delivery of changes to this instance's listeners is going: how many listen, how

@@ -8,12 +8,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::protocol::{
-    CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, McpError,
-    Outcome, Prompt, Resource, ResourceTemplate, Tool, paginate,
+    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
+    McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate, Tool, paginate,
 };
-use crate::server::ServerBuilder;
 use crate::server::handlers::erase;
+use crate::server::{Context, ListPage, ServerBuilder};
 
 use super::completion::{CompleteCall, Completions, Owner};
 use super::live::LiveTables;
@@ -168,37 +167,36 @@ fn page<T: Clone>(
     Ok((items.to_vec(), next.map(|n| format!("{version}:{n}"))))
 }
 
+/// The handler of a listing of the live tables: the page of `pick`'s items, whose cursors
+/// carry the listing's version.
+fn live_listing<T, R>(
+    live: &Arc<LiveTables>,
+    page_size: usize,
+    hint: Option<CacheHint>,
+    pick: fn(&Tables) -> (&Arc<[T]>, u64),
+) -> impl Fn(Context, PaginatedParams) -> std::future::Ready<Result<R, McpError>> + Send + Sync + 'static
+where
+    T: Clone + Send + Sync + 'static,
+    R: ListPage<T>,
+{
+    let tables = live.clone();
+    move |_, params| {
+        let t = tables.read();
+        let (items, version) = pick(&t);
+        let result = page(items, version, params.cursor.as_deref(), page_size)
+            .map(|(items, next)| R::page(items, next, hint));
+        std::future::ready(result)
+    }
+}
+
 /// Serves every registry method from `live`: whatever was registered at build, the handlers
 /// are there, so a kind first added at run time is served too.
 pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> ServerBuilder {
     let page_size = builder.page_size;
     let hints = builder.cache_hints;
-    let hint =
-        move |h: Option<crate::protocol::CacheHint>| (h.map(|h| h.ttl_ms), h.map(|h| h.scope));
-
-    let tables = live.clone();
-    builder = builder.on_list_tools(move |_, params| {
-        let result = {
-            let t = tables.read();
-            page(
-                &t.tool_listing,
-                t.versions.tools,
-                params.cursor.as_deref(),
-                page_size,
-            )
-        };
-        let (ttl_ms, cache_scope) = hint(hints.tools);
-        async move {
-            let (tools, next_cursor) = result?;
-            Ok(ListToolsResult {
-                tools,
-                next_cursor,
-                ttl_ms,
-                cache_scope,
-                ..ListToolsResult::default()
-            })
-        }
-    });
+    builder = builder.on_list_tools(live_listing(live, page_size, hints.tools, |t| {
+        (&t.tool_listing, t.versions.tools)
+    }));
     let tables = live.clone();
     builder = builder.on_call_tool(move |ctx, params| {
         // Copied out, so the call runs with the function it started with whatever changes.
@@ -215,29 +213,9 @@ pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> Ser
         }
     });
 
-    let tables = live.clone();
-    builder = builder.on_list_prompts(move |_, params| {
-        let result = {
-            let t = tables.read();
-            page(
-                &t.prompt_listing,
-                t.versions.prompts,
-                params.cursor.as_deref(),
-                page_size,
-            )
-        };
-        let (ttl_ms, cache_scope) = hint(hints.prompts);
-        async move {
-            let (prompts, next_cursor) = result?;
-            Ok(ListPromptsResult {
-                prompts,
-                next_cursor,
-                ttl_ms,
-                cache_scope,
-                ..ListPromptsResult::default()
-            })
-        }
-    });
+    builder = builder.on_list_prompts(live_listing(live, page_size, hints.prompts, |t| {
+        (&t.prompt_listing, t.versions.prompts)
+    }));
     let tables = live.clone();
     builder = builder.on_get_prompt(move |ctx, params| {
         let found = tables.read().prompt_calls.get(&params.name).copied();
@@ -252,52 +230,13 @@ pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> Ser
         }
     });
 
-    let tables = live.clone();
-    builder = builder.on_list_resources(move |_, params| {
-        let result = {
-            let t = tables.read();
-            page(
-                &t.resource_listing,
-                t.versions.resources,
-                params.cursor.as_deref(),
-                page_size,
-            )
-        };
-        let (ttl_ms, cache_scope) = hint(hints.resources);
-        async move {
-            let (resources, next_cursor) = result?;
-            Ok(ListResourcesResult {
-                resources,
-                next_cursor,
-                ttl_ms,
-                cache_scope,
-                ..ListResourcesResult::default()
-            })
-        }
-    });
-    let tables = live.clone();
-    builder = builder.on_list_resource_templates(move |_, params| {
-        let result = {
-            let t = tables.read();
-            page(
-                &t.template_listing,
-                t.versions.resources,
-                params.cursor.as_deref(),
-                page_size,
-            )
-        };
-        let (ttl_ms, cache_scope) = hint(hints.resources);
-        async move {
-            let (resource_templates, next_cursor) = result?;
-            Ok(ListResourceTemplatesResult {
-                resource_templates,
-                next_cursor,
-                ttl_ms,
-                cache_scope,
-                ..ListResourceTemplatesResult::default()
-            })
-        }
-    });
+    builder = builder.on_list_resources(live_listing(live, page_size, hints.resources, |t| {
+        (&t.resource_listing, t.versions.resources)
+    }));
+    builder =
+        builder.on_list_resource_templates(live_listing(live, page_size, hints.resources, |t| {
+            (&t.template_listing, t.versions.resources)
+        }));
     let tables = live.clone();
     builder = builder.on_read_resource(move |ctx, params| {
         let found = {
