@@ -26,10 +26,11 @@ mod sse;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use hyper::Uri;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::AbortHandle;
 
 use crate::protocol::{keys, notification_methods};
@@ -60,7 +61,14 @@ pub(crate) struct Endpoint {
     pub param_headers: Mutex<param_headers::ParamHeaders>,
     /// Kept-alive connections ready for the next POST.
     pub idle: Mutex<Vec<request::Sender>>,
+    /// Fires once the session's standing GET stream has its answer (or gave up), so messages
+    /// after `initialize` go out after it: a server may otherwise take a late standing GET
+    /// for the resumption of a request's stream.
+    pub standing_opened: Mutex<Option<oneshot::Receiver<()>>>,
 }
+
+/// How long the messages after `initialize` wait for the standing GET stream to open.
+const STANDING_STREAM_WAIT: Duration = Duration::from_secs(1);
 
 /// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp`); no request is sent until the client
 /// sends one.
@@ -83,12 +91,17 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
         idle: Mutex::default(),
+        standing_opened: Mutex::default(),
     });
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
     tokio::spawn(async move {
         let streams = Arc::new(OpenStreams::default());
         while let Some(message) = out_rx.recv().await {
+            let opening = lock(&endpoint.standing_opened).take();
+            if let Some(opened) = opening {
+                let _ = tokio::time::timeout(STANDING_STREAM_WAIT, opened).await;
+            }
             let parsed: Value = serde_json::from_str(&message).unwrap_or(Value::Null);
             if streams.cancels(&endpoint, &parsed) {
                 continue;

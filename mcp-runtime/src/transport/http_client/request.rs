@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{keys, methods};
 use crate::transport::Frame;
@@ -169,7 +169,9 @@ async fn exchange(
     {
         *lock(&endpoint.session) = Some(session.to_owned());
         // Messages the server sends outside any request arrive on a GET stream.
-        tokio::spawn(listen(endpoint.clone(), incoming.clone()));
+        let (opened, opening) = oneshot::channel();
+        *lock(&endpoint.standing_opened) = Some(opening);
+        tokio::spawn(listen(endpoint.clone(), incoming.clone(), opened));
     }
     let is_sse = response
         .headers()
@@ -343,11 +345,19 @@ async fn get(
 /// The session's standing GET stream: server requests and notifications outside any request.
 /// Reconnects (from the last event, after the server's `retry:` delay) while the client lives;
 /// a server without one (4xx) ends it.
-async fn listen(endpoint: Arc<Endpoint>, incoming: mpsc::Sender<Frame>) {
+async fn listen(
+    endpoint: Arc<Endpoint>,
+    incoming: mpsc::Sender<Frame>,
+    opened: oneshot::Sender<()>,
+) {
     let mut last_id: Option<String> = None;
     let mut delay = Duration::from_millis(1000);
+    let mut opened = Some(opened);
     while !incoming.is_closed() {
-        let response = match get(&endpoint, last_id.as_deref()).await {
+        let answer = get(&endpoint, last_id.as_deref()).await;
+        // Dropped, the sender also says "go on": whatever the answer, the first one counts.
+        opened.take();
+        let response = match answer {
             Ok(response) if response.status().is_success() => response,
             Ok(_) => return,
             Err(_) => {
