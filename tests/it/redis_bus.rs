@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use mcp::protocol::Implementation;
 use mcp::push::{Change, NotificationBus, RedisBus};
 use mcp::server::Server;
+use mcp::transport::memory;
+use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
 use crate::support::log::CapturedLog;
@@ -215,4 +217,63 @@ async fn a_resource_updated_through_one_server_reaches_the_bus_of_the_other() {
     server_b.handle().notify(Change::ToolsListChanged);
     assert_eq!(next(&mut rx_a).await, Change::ToolsListChanged);
     assert_eq!(next(&mut rx_b).await, Change::ToolsListChanged);
+}
+
+/// The next message on an in-memory connection, as JSON.
+async fn message(from_server: &mut tokio::sync::mpsc::Receiver<mcp::transport::Frame>) -> Value {
+    let frame = tokio::time::timeout(DEADLINE, from_server.recv())
+        .await
+        .unwrap_or_else(|_| panic!("no message within {DEADLINE:?}"))
+        .expect("the connection is open")
+        .expect("a frame");
+    serde_json::from_str(&frame).expect("JSON")
+}
+
+#[tokio::test]
+async fn a_frozen_redis_is_found_out_by_the_keepalive_and_listeners_start_again_once_it_is_back() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let a = bus(&redis.url()).keepalive(Duration::from_millis(100));
+    let b = bus(&redis.url());
+    let server = Server::builder(Implementation::new("board", "1.0.0"))
+        .on_list_tools(|_, _| async { Ok(mcp::protocol::ListToolsResult::default()) })
+        .notification_bus(a.clone())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    connected(&[&a, &b]).await;
+    let (ours, theirs) = memory::pair();
+    tokio::spawn({
+        let server = server.clone();
+        async move { server.serve(theirs).await }
+    });
+    let mut from_server = ours.incoming;
+    let listen = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                             "io.modelcontextprotocol/clientCapabilities": {}},
+                   "notifications": {"toolsListChanged": true}}});
+    ours.outgoing
+        .send(listen.to_string())
+        .await
+        .expect("server reads");
+    let ack = message(&mut from_server).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    // Nothing is published, so only the keep-alive can find out that Redis stopped answering.
+    redis.freeze();
+    until("found out that Redis is frozen", || !a.is_connected()).await;
+    // A change published through the other instance meanwhile never reaches this one...
+    b.publish(Change::ToolsListChanged);
+    redis.thaw();
+    connected(&[&a, &b]).await;
+    // ...so its listener is ended, and its client lists again and re-listens. (The change
+    // itself may come first: Redis, thawed, may hand it to the new subscription.)
+    let mut end = message(&mut from_server).await;
+    while end.get("id").is_none() {
+        assert_eq!(end["method"], "notifications/tools/list_changed", "{end}");
+        end = message(&mut from_server).await;
+    }
+    assert_eq!(end["id"], "l", "the listen's final result: {end}");
+    assert!(end.get("result").is_some(), "{end}");
+    assert_eq!(server.push_stats().listeners, 0);
 }

@@ -12,10 +12,10 @@ mod redis_bus;
 
 pub use local::{LOCAL_BUS_CAPACITY, LocalBus};
 #[cfg(feature = "redis")]
-pub use redis_bus::{REDIS_QUEUE_CAPACITY, RedisBus, RedisBusError};
+pub use redis_bus::{REDIS_KEEPALIVE, REDIS_QUEUE_CAPACITY, RedisBus, RedisBusError};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 /// Something a listening client is told about.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -46,8 +46,10 @@ pub struct PushStats {
     /// connection on stdio).
     pub listeners: usize,
     /// Listeners ended so far because they fell behind: a client that did not read what it
-    /// was sent while [`LISTENER_QUEUE`](crate::server::LISTENER_QUEUE) changes piled up
-    /// (each such end is also logged as a warning).
+    /// was sent while [`LISTENER_QUEUE`](crate::server::LISTENER_QUEUE) changes piled up, or
+    /// every listener of this instance when changes were lost on their way to it (the
+    /// instance read its bus too slowly, or the bus reported a loss:
+    /// [`NotificationBus::losses`]). Each such end is also logged as a warning.
     pub fallen_behind: u64,
 }
 
@@ -65,4 +67,13 @@ pub trait NotificationBus: Send + Sync + 'static {
     /// The changes published from now on, by any instance. A receiver that falls behind
     /// loses the oldest ones (`RecvError::Lagged`) rather than holding the bus up.
     fn subscribe(&self) -> broadcast::Receiver<Change>;
+
+    /// For a bus that can lose changes without its receivers lagging (one whose engine was
+    /// unreachable for a while): a count that goes up each time changes may have been lost.
+    /// The server then ends every listener connected to this instance, as it does when it
+    /// falls behind the bus itself, so each client re-reads what it cares about and listens
+    /// again. `None` (the default): this bus loses nothing that way.
+    fn losses(&self) -> Option<watch::Receiver<u64>> {
+        None
+    }
 }

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::push::{Change, NotificationBus, PushStats};
 
@@ -114,7 +114,11 @@ impl Fanout {
         // Subscribed before the listener exists, so nothing published after this call returns
         // is missed.
         if !self.reading.swap(true, Ordering::AcqRel) {
-            tokio::spawn(read_bus(Arc::downgrade(self), self.bus.subscribe()));
+            tokio::spawn(read_bus(
+                Arc::downgrade(self),
+                self.bus.subscribe(),
+                self.bus.losses(),
+            ));
         }
         let (queue, changes) = mpsc::channel(LISTENER_QUEUE);
         let mut listeners = self.lock();
@@ -160,18 +164,24 @@ impl Fanout {
         }
     }
 
-    /// The bus dropped changes before this instance read them: every listener may have missed
-    /// one, so every listener is ended, and its client starts again from a fresh listing.
-    fn end_all(&self, missed: u64) {
+    /// Changes were lost before this instance read them: every listener may have missed one,
+    /// so every listener is ended, and its client starts again from a fresh listing.
+    fn end_all(&self, why: Lost) {
         let mut listeners = self.lock();
         let count = listeners.by_id.len() as u64;
         listeners.by_id.clear();
         drop(listeners);
-        tracing::warn!(
-            missed,
-            listeners = count,
-            "this instance fell behind its notification bus; ended every listener"
-        );
+        match why {
+            Lost::FellBehind(missed) => tracing::warn!(
+                missed,
+                listeners = count,
+                "this instance fell behind its notification bus; ended every listener"
+            ),
+            Lost::ByTheBus => tracing::warn!(
+                listeners = count,
+                "the notification bus may have lost changes; ended every listener"
+            ),
+        }
         self.fallen_behind.fetch_add(count, Ordering::Relaxed);
     }
 
@@ -185,17 +195,43 @@ impl Fanout {
     }
 }
 
+/// Why every listener is ended.
+enum Lost {
+    /// This instance read the bus too slowly and lost that many changes.
+    FellBehind(u64),
+    /// The bus said it may have lost some ([`NotificationBus::losses`]).
+    ByTheBus,
+}
+
 /// The one task of a server that reads its bus. It holds the fanout weakly: once the server is
 /// gone it stops at the next change, or when the bus closes.
-async fn read_bus(fanout: Weak<Fanout>, mut changes: broadcast::Receiver<Change>) {
+async fn read_bus(
+    fanout: Weak<Fanout>,
+    mut changes: broadcast::Receiver<Change>,
+    mut losses: Option<watch::Receiver<u64>>,
+) {
     loop {
-        let received = changes.recv().await;
+        let received = tokio::select! {
+            // Losses first: a change read after them is one the new listeners may hear.
+            biased;
+            lost = lost(&mut losses) => {
+                match fanout.upgrade() {
+                    Some(fanout) if lost => fanout.end_all(Lost::ByTheBus),
+                    Some(_) => losses = None,
+                    None => return,
+                }
+                continue;
+            }
+            received = changes.recv() => received,
+        };
         let Some(fanout) = fanout.upgrade() else {
             return;
         };
         match received {
             Ok(change) => fanout.deliver(&change),
-            Err(broadcast::error::RecvError::Lagged(missed)) => fanout.end_all(missed),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                fanout.end_all(Lost::FellBehind(missed));
+            }
             // Nothing more will come; the listeners stay, hearing nothing, rather than being
             // ended into re-listening on a bus that is gone.
             Err(broadcast::error::RecvError::Closed) => {
@@ -203,6 +239,15 @@ async fn read_bus(fanout: Weak<Fanout>, mut changes: broadcast::Receiver<Change>
                 return;
             }
         }
+    }
+}
+
+/// Waits for the bus's next loss: `true` when it reports one, `false` once it never will
+/// again (the bus is gone or has no such report); never returns without a report otherwise.
+async fn lost(losses: &mut Option<watch::Receiver<u64>>) -> bool {
+    match losses {
+        Some(losses) => losses.changed().await.is_ok(),
+        None => std::future::pending().await,
     }
 }
 
@@ -305,6 +350,51 @@ mod tests {
         assert_eq!(listener.next().await, None, "ended without a change");
         assert_eq!(fanout.stats().fallen_behind, 1);
         assert_eq!(fanout.stats().listeners, 0);
+    }
+
+    /// A bus that reports losses when told to.
+    struct Lossy {
+        bus: LocalBus,
+        losses: watch::Sender<u64>,
+    }
+
+    impl NotificationBus for Lossy {
+        fn publish(&self, change: Change) {
+            self.bus.publish(change);
+        }
+
+        fn subscribe(&self) -> broadcast::Receiver<Change> {
+            self.bus.subscribe()
+        }
+
+        fn losses(&self) -> Option<watch::Receiver<u64>> {
+            Some(self.losses.subscribe())
+        }
+    }
+
+    #[tokio::test]
+    async fn a_loss_the_bus_reports_ends_every_listener_and_later_ones_hear_on() {
+        let losses = watch::channel(0).0;
+        let bus = Lossy {
+            bus: LocalBus::new(),
+            losses: losses.clone(),
+        };
+        let fanout = Arc::new(Fanout::new(Arc::new(bus)));
+        let mut first = fanout.listen(everything());
+        let mut second = fanout.listen(everything());
+        fanout.bus().publish(Change::ToolsListChanged);
+        assert_eq!(first.next().await, Some(Change::ToolsListChanged));
+
+        losses.send_modify(|n| *n += 1);
+        assert_eq!(first.next().await, None);
+        assert_eq!(second.next().await, Some(Change::ToolsListChanged));
+        assert_eq!(second.next().await, None);
+        assert_eq!(fanout.stats().fallen_behind, 2);
+
+        let mut later = fanout.listen(everything());
+        fanout.bus().publish(Change::PromptsListChanged);
+        assert_eq!(later.next().await, Some(Change::PromptsListChanged));
+        assert_eq!(fanout.stats().listeners, 1);
     }
 
     trait Updated {

@@ -93,6 +93,25 @@ impl RedisServer {
         StoppedRedis { port: self.port }
     }
 
+    /// Freezes the server in place (SIGSTOP), as a network partition looks to its clients:
+    /// their connections stay open and nothing answers. Thawed by [`RedisServer::thaw`].
+    pub fn freeze(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a frozen server run again (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap_or_else(|e| panic!("kill {signal}: {e}"));
+        assert!(status.success(), "kill {signal} failed");
+    }
+
     /// Sends one command in a connection of its own and returns the first line of the reply
     /// (`+PONG`, `:2`, `-ERR …`).
     pub fn command(&self, args: &[&str]) -> std::io::Result<String> {

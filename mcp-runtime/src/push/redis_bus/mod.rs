@@ -7,9 +7,11 @@ mod wire;
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 use tokio::task::AbortHandle;
 
 use super::{Change, LOCAL_BUS_CAPACITY, NotificationBus};
@@ -20,6 +22,10 @@ use tasks::Shared;
 /// is full, a newly published change still reaches this instance's subscribers, but not the
 /// other instances: the change being published is the one dropped, and the log says so.
 pub const REDIS_QUEUE_CAPACITY: usize = 1024;
+
+/// How long the bus's subscription may stay silent before it PINGs Redis, by default: see
+/// [`RedisBus::keepalive`].
+pub const REDIS_KEEPALIVE: Duration = Duration::from_secs(15);
 
 /// Why a [`RedisBus`] could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -56,8 +62,12 @@ pub enum RedisBusError {
 /// instance. A message that is not a change is logged at WARN and skipped.
 ///
 /// Pub/sub delivers to whoever is subscribed at that moment, nothing more: a change published
-/// while an instance is cut off from Redis never reaches that instance. Clients that must not
-/// miss a change re-read what they care about after their listen stream ends.
+/// while an instance is cut off from Redis never reaches that instance. So when its
+/// subscription is back after being lost, the bus reports a loss
+/// ([`NotificationBus::losses`]) and the server ends the listeners connected to this
+/// instance: their clients re-read what they care about and listen again. A subscription
+/// cut off without a word (a network partition, a Redis frozen in place) is found out by a
+/// PING after [`REDIS_KEEPALIVE`] of silence ([`RedisBus::keepalive`]).
 ///
 /// ```no_run
 /// use mcp::push::RedisBus;
@@ -144,6 +154,8 @@ impl RedisBus {
             link: Arc::new(Link::new(channel.clone())),
             channel,
             origin: origin(),
+            keepalive_ms: AtomicU64::new(millis(REDIS_KEEPALIVE)),
+            losses: watch::channel(0).0,
         });
         let local = broadcast::channel(LOCAL_BUS_CAPACITY).0;
         let (outbox, queued) = mpsc::channel(REDIS_QUEUE_CAPACITY);
@@ -157,6 +169,32 @@ impl RedisBus {
                 tasks: [publisher.abort_handle(), subscriber.abort_handle()],
             }),
         })
+    }
+
+    /// How long the subscription may stay silent before the bus PINGs Redis to learn whether
+    /// the connection still stands ([`REDIS_KEEPALIVE`] by default; at least 10 ms). While it
+    /// is silent for lack of changes, a connection cut off without a word is found out within
+    /// this interval plus 3 s for the answer; shorter finds it sooner, at one PING per
+    /// interval.
+    ///
+    /// ```no_run
+    /// # #[tokio::main]
+    /// # async fn main() -> Result<(), mcp::push::RedisBusError> {
+    /// use std::time::Duration;
+    ///
+    /// let bus = mcp::push::RedisBus::connect("redis://127.0.0.1:6379")?
+    ///     .keepalive(Duration::from_secs(5));
+    /// # let _ = bus;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn keepalive(self, interval: Duration) -> Self {
+        let interval = millis(interval).max(10);
+        self.inner
+            .shared
+            .keepalive_ms
+            .store(interval, Ordering::Relaxed);
+        self
     }
 
     /// The Redis channel the bus publishes and subscribes on.
@@ -191,6 +229,14 @@ impl NotificationBus for RedisBus {
     fn subscribe(&self) -> broadcast::Receiver<Change> {
         self.inner.local.subscribe()
     }
+
+    fn losses(&self) -> Option<watch::Receiver<u64>> {
+        Some(self.inner.shared.losses.subscribe())
+    }
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 impl fmt::Debug for RedisBus {

@@ -5,12 +5,13 @@
 use std::future::poll_fn;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_core::Stream;
-use redis::aio::{MultiplexedConnection, PubSub};
-use redis::{AsyncConnectionConfig, Client, RedisError};
-use tokio::sync::{broadcast, mpsc};
+use redis::aio::{MultiplexedConnection, PubSub, PubSubStream};
+use redis::{AsyncConnectionConfig, Client, Msg, RedisError};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::backoff::Backoff;
 use super::link::{Link, Side};
@@ -22,6 +23,8 @@ use crate::push::Change;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long one PUBLISH may take before the connection counts as lost.
 const PUBLISH_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long Redis may take to answer the subscription's PING before it counts as lost.
+const PING_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Everything both tasks need.
 pub(super) struct Shared {
@@ -29,6 +32,17 @@ pub(super) struct Shared {
     pub channel: String,
     pub origin: String,
     pub link: Arc<Link>,
+    /// How often the subscription, silent otherwise, PINGs Redis (milliseconds).
+    pub keepalive_ms: AtomicU64,
+    /// Counts the subscriptions made again after one was lost: changes published in between
+    /// never reached this instance.
+    pub losses: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn keepalive(&self) -> Duration {
+        Duration::from_millis(self.keepalive_ms.load(Ordering::Relaxed))
+    }
 }
 
 async fn publisher_connection(client: &Client) -> Result<MultiplexedConnection, RedisError> {
@@ -114,6 +128,10 @@ pub(super) async fn publish(shared: Arc<Shared>, mut outbox: mpsc::Receiver<Stri
     }
 }
 
+async fn next_message(messages: &mut PubSubStream) -> Option<Msg> {
+    poll_fn(|cx| Pin::new(&mut *messages).poll_next(cx)).await
+}
+
 fn lost_connection(e: &RedisError) -> bool {
     e.is_io_error() || e.is_timeout() || e.is_connection_dropped() || e.is_connection_refusal()
 }
@@ -135,8 +153,14 @@ async fn subscription(shared: &Shared) -> Result<PubSub, RedisError> {
 
 /// Hands every change published on the channel by another instance to `local`, until every
 /// handle on the bus is gone (the task is aborted then).
+///
+/// A subscription hears nothing while nobody publishes, so a connection cut off without a
+/// word (a partition, a Redis frozen in place) would go unnoticed: it PINGs Redis whenever it
+/// has been quiet for the keep-alive interval, and an unanswered PING counts as a lost
+/// connection. Each subscription made after one was lost is reported in `losses`.
 pub(super) async fn subscribe(shared: Arc<Shared>, local: broadcast::Sender<Change>) {
     let mut backoff = Backoff::default();
+    let mut subscribed_before = false;
     loop {
         let pubsub = match subscription(&shared).await {
             Ok(pubsub) => pubsub,
@@ -146,10 +170,28 @@ pub(super) async fn subscribe(shared: Arc<Shared>, local: broadcast::Sender<Chan
                 continue;
             }
         };
+        if subscribed_before {
+            shared.losses.send_modify(|losses| *losses += 1);
+        }
+        subscribed_before = true;
         shared.link.up(Side::Subscriber);
         backoff.reset();
-        let mut messages = pubsub.into_on_message();
-        while let Some(message) = poll_fn(|cx| Pin::new(&mut messages).poll_next(cx)).await {
+        let (mut sink, mut messages) = pubsub.split();
+        let ended = loop {
+            let quiet = tokio::time::sleep(shared.keepalive());
+            let message = tokio::select! {
+                message = next_message(&mut messages) => message,
+                () = quiet => {
+                    match tokio::time::timeout(PING_TIMEOUT, sink.ping::<redis::Value>()).await {
+                        Ok(Ok(_)) => continue,
+                        Ok(Err(e)) => break e.to_string(),
+                        Err(_) => break format!("no answer to PING within {PING_TIMEOUT:?}"),
+                    }
+                }
+            };
+            let Some(message) = message else {
+                break "the subscription's connection closed".to_owned();
+            };
             let payload = message.get_payload_bytes();
             match wire::decode(payload) {
                 // This instance's own change: its subscribers had it when it was published.
@@ -165,10 +207,8 @@ pub(super) async fn subscribe(shared: Arc<Shared>, local: broadcast::Sender<Chan
                     "skipped a message on the Redis channel that is not a change"
                 ),
             }
-        }
-        shared
-            .link
-            .down(Side::Subscriber, &"the subscription's connection closed");
+        };
+        shared.link.down(Side::Subscriber, &ended);
         tokio::time::sleep(backoff.next()).await;
     }
 }
