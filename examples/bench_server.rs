@@ -2,12 +2,19 @@
 //! framework's defaults (sealed `requestState` on). Serves MCP 2026-07-28 and 2025-11-25 over
 //! Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 //!
+//! `touch` tells whoever listens to `bench://counter` that it changed (the fan-out benchmark).
+//! With `--redis URL` (feature `redis`), the instances on one Redis share their changes, so a
+//! touch through one reaches the listeners of all.
+//!
 //! ```sh
 //! cargo run --release --example bench_server -- --port 8000
+//! cargo run --release --example bench_server --features redis -- --port 8001 --redis redis://127.0.0.1:6379
 //! ```
 
 #[path = "support/logging.rs"]
 mod logging;
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp::{Elicit, McpServer};
 
@@ -37,18 +44,56 @@ async fn provision(
     format!("Provisioned '{name}' in {}.", region.region)
 }
 
+/// How many times `bench://counter` was touched.
+#[mcp::resource("bench://counter")]
+async fn counter(touches: mcp::State<Touches>) -> String {
+    touches.0.load(Ordering::Relaxed).to_string()
+}
+
+#[derive(Default)]
+struct Touches(AtomicU64);
+
+/// Count one touch of `bench://counter` and tell its listeners.
+#[mcp::tool]
+async fn touch(touches: mcp::State<Touches>, ctx: mcp::Context) -> String {
+    let count = touches.0.fetch_add(1, Ordering::Relaxed) + 1;
+    ctx.server().resource_updated("bench://counter");
+    count.to_string()
+}
+
+const USAGE: &str = "usage: bench_server --port PORT [--redis URL]";
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     logging::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let port: u16 = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["--port", port] => port.parse()?,
-        _ => anyhow::bail!("usage: bench_server --port PORT"),
-    };
-    McpServer::new("bench")
+    let (port, redis): (u16, Option<&str>) =
+        match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+            ["--port", port] => (port.parse()?, None),
+            ["--port", port, "--redis", url] => (port.parse()?, Some(url)),
+            _ => anyhow::bail!(USAGE),
+        };
+    let server = McpServer::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
-        .tools(mcp::tools![echo, provision])
-        .serve_http(("127.0.0.1", port))
-        .await?;
+        .tools(mcp::tools![echo, provision, touch])
+        .resources(mcp::resources![counter])
+        .state(Touches::default());
+    let server = match redis {
+        None => server,
+        Some(url) => with_redis(server, url)?,
+    };
+    server.serve_http(("127.0.0.1", port)).await?;
     Ok(())
+}
+
+#[cfg(feature = "redis")]
+fn with_redis(server: McpServer, url: &str) -> anyhow::Result<McpServer> {
+    Ok(server.notification_bus(mcp::push::RedisBus::new(url, "mcp-bench:changes")?))
+}
+
+#[cfg(not(feature = "redis"))]
+fn with_redis(_: McpServer, _: &str) -> anyhow::Result<McpServer> {
+    anyhow::bail!(
+        "--redis needs the `redis` feature: cargo build --example bench_server --features redis"
+    )
 }

@@ -5,6 +5,8 @@
 //! mcpload run  --url http://127.0.0.1:PORT/mcp --scenario echo|mrtr --conc N
 //!              [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]
 //! mcpload wait --url http://127.0.0.1:PORT/mcp [--timeout SECS] [--server-pid PID]
+//! mcpload fanout --url http://127.0.0.1:PORT/mcp --listeners N [--trigger-url URL]
+//!              [--window W] [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]...
 //! ```
 //!
 //! `run` makes N workers on one current-thread tokio runtime; each owns one keep-alive HTTP/1.1
@@ -20,6 +22,11 @@
 //! `wait` retries one echo call (a fresh connection each try) until it succeeds, then prints the
 //! wall-clock time of that success (`ready_unix_ns`), so a caller that noted when it spawned the
 //! server gets the startup-to-first-request time.
+//!
+//! `fanout` measures how fast one resource update reaches N `subscriptions/listen` streams
+//! (see `fanout.rs`).
+
+mod fanout;
 
 use std::borrow::Cow;
 use std::net::{SocketAddr, ToSocketAddrs};
@@ -59,6 +66,7 @@ fn main() {
     let outcome = match args.first().map(String::as_str) {
         Some("run") => Options::parse(&args[1..]).and_then(run_command),
         Some("wait") => Options::parse(&args[1..]).and_then(wait_command),
+        Some("fanout") => fanout::FanoutOptions::parse(&args[1..]).and_then(fanout::fanout_command),
         _ => Err(USAGE.into()),
     };
     if let Err(error) = outcome {
@@ -67,7 +75,7 @@ fn main() {
     }
 }
 
-const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]";
+const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Scenario {
@@ -286,6 +294,7 @@ impl Connection {
 enum Tool {
     Echo,
     Provision,
+    Touch,
 }
 
 impl Tool {
@@ -293,6 +302,7 @@ impl Tool {
         match self {
             Tool::Echo => "echo",
             Tool::Provision => "provision",
+            Tool::Touch => "touch",
         }
     }
 }

@@ -3,7 +3,8 @@ and `provision(name)` (one elicitation under the key `region`) over Streamable H
 http://127.0.0.1:PORT/mcp, as plain `pip install mcp` gives it: MCPServer,
 streamable_http_app(json_response=True, stateless_http=True), one uvicorn worker on asyncio + h11,
 logging at warning, no access log. `provision` returns request_state "provision-v1"; the SDK's
-default RequestStateBoundary seals it on the way out and opens it on the retry.
+default RequestStateBoundary seals it on the way out and opens it on the retry. `touch` tells the
+`subscriptions/listen` streams watching `bench://counter` that it changed (the fan-out benchmark).
 
     python server.py --port 8002
 """
@@ -37,6 +38,23 @@ async def provision(name: str, ctx: Context) -> str | InputRequiredResult:
         params=ElicitRequestFormParams(message=f"Which region should '{name}' live in?", requested_schema=REGION_SCHEMA)
     )
     return InputRequiredResult(input_requests={"region": ask}, request_state=STATE)
+
+
+TOUCHES = [0]
+
+
+@server.resource("bench://counter")
+def counter() -> str:
+    """How many times `bench://counter` was touched."""
+    return str(TOUCHES[0])
+
+
+@server.tool()
+async def touch(ctx: Context) -> str:
+    """Count one touch of `bench://counter` and tell its listeners."""
+    TOUCHES[0] += 1
+    await ctx.notify_resource_updated("bench://counter")
+    return str(TOUCHES[0])
 
 
 if __name__ == "__main__":
