@@ -10,6 +10,7 @@
 
 mod support;
 
+mod board;
 mod client_cancel;
 mod client_capabilities;
 mod client_progress;

@@ -318,6 +318,60 @@ async fn tools_prompts_and_resources_change_on_the_wire_of_both_revisions() {
 }
 
 #[tokio::test]
+async fn a_template_instance_is_a_static_resource_read_with_its_variables() {
+    let [template] = mcp::resources![topic];
+    assert!(template.at("board://elsewhere/rust").is_none());
+    let [plain] = mcp::resources![messages];
+    assert!(plain.at("board://messages").is_none(), "not a template");
+
+    for legacy in [false, true] {
+        let server = board();
+        let handle = server.handle();
+        let mut wire = Wire::open(&server, legacy).await;
+        let rust = template.at("board://topics/rust").expect("it matches");
+        handle.add_resources([rust]).expect("added");
+        let listed = wire.result("resources/list", json!({})).await;
+        assert_eq!(
+            listed["resources"],
+            json!([{"uri": "board://topics/rust", "name": "topic",
+                    "description": "One topic of the board."}]),
+            "{listed}"
+        );
+        assert!(
+            wire.names(
+                "resources/templates/list",
+                "resourceTemplates",
+                "uriTemplate"
+            )
+            .await
+            .is_empty()
+        );
+        let read = wire
+            .result("resources/read", json!({"uri": "board://topics/rust"}))
+            .await;
+        assert_eq!(read["contents"][0]["text"], "about rust");
+        // Only the instance is there, not every URI its template matches.
+        let other = wire
+            .request("resources/read", json!({"uri": "board://topics/go"}))
+            .await;
+        assert!(other.get("error").is_some(), "{other}");
+        if legacy {
+            wire.result("resources/subscribe", json!({"uri": "board://topics/rust"}))
+                .await;
+        }
+        assert!(
+            handle
+                .remove_resource("board://topics/rust")
+                .expect("tables")
+        );
+        let gone = wire
+            .request("resources/read", json!({"uri": "board://topics/rust"}))
+            .await;
+        assert!(gone.get("error").is_some(), "{gone}");
+    }
+}
+
+#[tokio::test]
 async fn a_call_in_flight_finishes_with_the_function_it_started_with() {
     let server = McpServer::new("board")
         .tools(mcp::tools![slow])

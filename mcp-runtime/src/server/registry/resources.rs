@@ -86,6 +86,9 @@ pub struct ResourceEntry {
     pub(crate) cache: Option<CacheHint>,
     pub(crate) completions: &'static [ArgumentCompletion],
     pub(crate) requires: Vec<StateKey>,
+    /// What a template's instance ([`ResourceEntry::at`]) reads its function with; empty
+    /// otherwise.
+    pub(crate) vars: TemplateVars,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -135,7 +138,58 @@ impl ResourceEntry {
             cache: info.cache,
             completions: info.completions,
             requires: info.requires.iter().map(|key| key()).collect(),
+            vars: Vec::new(),
             invalid: None,
+        })
+    }
+
+    /// The resource a template names at one `uri`, as a static resource of its own: listed
+    /// by `resources/list` under `uri` (with the template's name, title, description, MIME type,
+    /// annotations, icons and `_meta`), subscribable, and read by the template's function with
+    /// the variables `uri` gives. `None` when this entry is not a template or `uri` does not
+    /// match it.
+    ///
+    /// This is how a URI known only at run time becomes a listed resource through a handle,
+    /// with the template function's compile-time checks:
+    ///
+    /// ```
+    /// use mcp::McpServer;
+    ///
+    /// /// One topic of the board.
+    /// #[mcp::resource("board://topics/{topic}", mime_type = "text/plain")]
+    /// async fn topic(topic: String) -> String {
+    ///     format!("about {topic}")
+    /// }
+    ///
+    /// let server = McpServer::new("board").build()?;
+    /// let [template] = mcp::resources![topic];
+    /// let rust = template.at("board://topics/rust").expect("the template matches");
+    /// assert_eq!(rust.uri(), "board://topics/rust");
+    /// server.handle().add_resources([rust])?;
+    /// assert!(template.at("board://elsewhere").is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn at(&self, uri: &str) -> Option<Self> {
+        let Listing::Template(t) = &self.listing else {
+            return None;
+        };
+        let vars = self.template.matches(uri)?;
+        let resource = Resource {
+            title: t.title.clone(),
+            description: t.description.clone(),
+            mime_type: t.mime_type.clone(),
+            annotations: t.annotations.clone(),
+            icons: t.icons.clone(),
+            meta: t.meta.clone(),
+            ..Resource::new(uri, t.name.clone())
+        };
+        Some(Self {
+            listing: Listing::Static(resource),
+            template: UriTemplate::literal(uri),
+            // Its URI has no variables left to complete.
+            completions: &[],
+            vars,
+            ..self.clone()
         })
     }
 

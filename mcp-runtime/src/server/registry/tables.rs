@@ -242,7 +242,10 @@ pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> Ser
         let found = {
             let t = tables.read();
             match t.exact.get(&params.uri) {
-                Some(&i) => Some((t.resources[i].call, t.resources[i].cache, Vec::new())),
+                Some(&i) => {
+                    let e = &t.resources[i];
+                    Some((e.call, e.cache, e.vars.clone()))
+                }
                 None => t.patterns.iter().find_map(|&i| {
                     let e = &t.resources[i];
                     e.template

@@ -68,6 +68,13 @@ impl UriTemplate {
         Ok(Self { parts })
     }
 
+    /// A plain URI, taken as it is (braces and all): what a template's instance is read at.
+    pub fn literal(uri: &str) -> Self {
+        Self {
+            parts: vec![Part::Literal(uri.to_owned())],
+        }
+    }
+
     /// The variables' names, in order.
     pub fn variables(&self) -> impl Iterator<Item = &str> {
         self.parts.iter().filter_map(|p| match p {
