@@ -29,8 +29,8 @@
 //! cargo run --example board --features redis -- --http 127.0.0.1:8002 --redis redis://127.0.0.1:6379
 //! ```
 //!
-//! Topics and `clear` belong to the instance they were opened or unlocked on: the list change
-//! reaches every instance's listeners, but only that instance lists the new entry.
+//! Topics and `clear` belong to the instance they were opened or unlocked on: only that
+//! instance lists the new entry, and only its listeners hear of the list change.
 
 #[path = "support/logging.rs"]
 mod logging;

@@ -1,7 +1,7 @@
 //! What an `McpServer` offers, changed while it runs through its `ServerHandle`: the listings
 //! and calls over the wire on both revisions, calls and rounds in flight across a change,
-//! cursors, completions, subscriptions, capabilities, the changes published on the bus, and
-//! listings under concurrent changes.
+//! cursors, completions, subscriptions, capabilities, the changes announced to this instance's
+//! listeners (and not on the bus), and listings under concurrent changes.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -590,16 +590,40 @@ fn a_server_of_its_own_handlers_has_no_tables_to_change() {
     assert!(handle.add_resources(mcp::resources![messages]).is_err());
 }
 
-#[test]
-fn the_bus_hears_exactly_the_changes_that_changed_something() {
+#[tokio::test]
+async fn this_instances_listeners_hear_exactly_the_changes_that_changed_something_and_the_bus_none()
+{
     let bus = LocalBus::new();
-    let mut heard = bus.subscribe();
+    let mut on_the_bus = bus.subscribe();
     let server = McpServer::new("board")
         .notification_bus(bus.clone())
         .tools(mcp::tools![echo])
+        .prompts(mcp::prompts![greeting])
+        .resources(mcp::resources![messages])
         .build()
         .expect("builds");
     let handle = server.handle();
+    let mut wire = Wire::raw(&server, false);
+    wire.send(
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true,
+               "resourcesListChanged": true, "resourceSubscriptions": ["board://messages"]}}),
+    )
+    .await;
+    let mut heard = Vec::new();
+    let mut next_method = async || {
+        let line = tokio::time::timeout(Duration::from_secs(10), wire.duplex.incoming.recv())
+            .await
+            .expect("a message within 10 s")
+            .expect("server alive")
+            .expect("a line");
+        let message: Value = serde_json::from_str(&line).expect("JSON");
+        message["method"].as_str().unwrap_or_default().to_owned()
+    };
+    assert_eq!(
+        next_method().await,
+        "notifications/subscriptions/acknowledged"
+    );
 
     handle.add_tools(mcp::tools![clear]).expect("added");
     handle.add_tools(Vec::new()).expect("nothing to add");
@@ -607,27 +631,38 @@ fn the_bus_hears_exactly_the_changes_that_changed_something() {
     let twice = handle.add_tools(mcp::tools![clear, clear]);
     assert!(matches!(twice, Err(ChangeError::Rejected(_))), "{twice:?}");
     assert!(handle.remove_tool("clear").expect("tables"));
-    handle.add_prompts(mcp::prompts![greeting]).expect("added");
     assert!(!handle.remove_prompt("nonesuch").expect("tables"));
-    handle
-        .add_resources(mcp::resources![messages])
-        .expect("added");
+    assert!(handle.remove_prompt("greeting").expect("tables"));
     assert!(!handle.remove_resource("board://nonesuch").expect("tables"));
     assert!(handle.remove_resource("board://messages").expect("tables"));
-
-    let mut got = Vec::new();
-    while let Ok(change) = heard.try_recv() {
-        got.push(change);
+    // Through the bus, after everything above: the last thing the listener hears.
+    handle.resource_updated("board://messages");
+    loop {
+        let method = next_method().await;
+        if method == "notifications/resources/updated" {
+            break;
+        }
+        heard.push(method);
     }
     assert_eq!(
-        got,
+        heard,
         [
-            Change::ToolsListChanged,
-            Change::ToolsListChanged,
-            Change::PromptsListChanged,
-            Change::ResourcesListChanged,
-            Change::ResourcesListChanged,
+            "notifications/tools/list_changed",
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
         ]
+    );
+    // The tables are this instance's: the other instances on the bus hear none of it.
+    let mut published = Vec::new();
+    while let Ok(change) = on_the_bus.try_recv() {
+        published.push(change);
+    }
+    assert_eq!(
+        published,
+        [Change::ResourceUpdated {
+            uri: "board://messages".into()
+        }]
     );
 }
 

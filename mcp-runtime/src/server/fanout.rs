@@ -139,7 +139,9 @@ impl Fanout {
         }
     }
 
-    fn deliver(&self, change: &Change) {
+    /// Hands `change` to this instance's listeners that want it (the bus's changes come this
+    /// way; so do changes to this instance alone).
+    pub fn deliver(&self, change: &Change) {
         let mut ended = 0u64;
         self.lock().by_id.retain(|id, entry| {
             if !entry.interest.wants(change) {

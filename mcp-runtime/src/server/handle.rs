@@ -32,7 +32,10 @@ use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
 /// listing shows the old set or the new one, never half of each; a call already running
 /// finishes with the function it started with; a listing's cursor from before the change is
 /// refused (`-32602`), so the client lists again from the start. Each change that changed
-/// something publishes its `…ListChanged` on the server's bus.
+/// something announces its `…ListChanged` to the clients listening on this instance. The
+/// tables are this instance's alone, so the announcement does not go on the bus: in a fleet,
+/// make the same change on every instance (each tells its own listeners), or tell them all
+/// with [`notify`](Self::notify) once they all have it.
 ///
 /// ```
 /// use mcp::McpServer;
@@ -53,7 +56,8 @@ use super::registry::{LiveTables, PromptEntry, ResourceEntry, ToolEntry};
 /// ```
 ///
 /// A handler reaches the handle of the server it runs on through its context: here `unlock`
-/// registers `clear`, and every client listening hears that the tools changed.
+/// registers `clear`, and every client listening to this instance hears that the tools
+/// changed.
 ///
 /// ```
 /// use mcp::client::Client;
@@ -194,11 +198,14 @@ impl ServerHandle {
         &self.server.inner.app_state
     }
 
-    /// Publishes `change` if there is one; whether there was.
+    /// Tells this instance's listeners of `change` if there is one; whether there was. Not
+    /// the bus: the tables changed are this instance's, and another instance that makes the
+    /// same change announces it to its own listeners (a fleet-wide notice would tell them of
+    /// a listing their instance does not have, or tell them once per instance).
     fn announce(&self, change: Option<Change>) -> bool {
         let changed = change.is_some();
         if let Some(change) = change {
-            self.notify(change);
+            self.server.inner.fanout.deliver(&change);
         }
         changed
     }
