@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcp::McpServer;
 use mcp::client::Client;
 use mcp::protocol::{Implementation, RawNotification};
-use mcp::push::Change;
+use mcp::push::{Change, LOCAL_BUS_CAPACITY};
 use mcp::server::Server;
 use mcp::transport::http::{HttpTransport, REPLAY_BUFFER};
 use mcp::transport::http_client;
@@ -54,7 +54,7 @@ fn board() -> Server {
 
 struct Served {
     addr: SocketAddr,
-    stop: CancellationToken,
+    _stop: DropGuard,
 }
 
 async fn serve(server: &Server, configure: impl FnOnce(HttpTransport) -> HttpTransport) -> Served {
@@ -63,7 +63,10 @@ async fn serve(server: &Server, configure: impl FnOnce(HttpTransport) -> HttpTra
     let stop = CancellationToken::new();
     let transport = configure(HttpTransport::new(server.clone()));
     tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-    Served { addr, stop }
+    Served {
+        addr,
+        _stop: stop.drop_guard(),
+    }
 }
 
 /// Opens a session at `version`, subscribed to the board.
@@ -412,6 +415,29 @@ async fn a_client_away_for_longer_than_is_kept_hears_what_may_have_changed_then_
 }
 
 #[tokio::test]
+async fn a_session_whose_changes_were_lost_on_the_way_is_told_what_may_have_changed() {
+    let server = board();
+    let handle = server.handle();
+    let served = serve(&server, |t| t).await;
+    let session = session(served.addr, "2025-11-25").await;
+    let mut stream = Stream::open(served.addr, &session, None).await;
+    stream.next().await.expect("the opening event");
+    // More changes at once than the bus keeps for a reader that has not run: this instance
+    // falls behind it.
+    for _ in 0..LOCAL_BUS_CAPACITY + 10 {
+        handle.notify(Change::ToolsListChanged);
+    }
+    // Nothing else updates the board: only the notice of what may have changed, recorded
+    // (so numbered) for the session.
+    loop {
+        let event = stream.next().await.expect("events up to the notice");
+        if event.id.is_some() && event.message == Some(board_updated()) {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_last_event_id_of_no_event_of_the_session_is_refused_and_a_valid_one_takes_over() {
     let server = board();
     let served = serve(&server, |t| t).await;
@@ -459,7 +485,8 @@ async fn a_last_event_id_of_no_event_of_the_session_is_refused_and_a_valid_one_t
 #[tokio::test]
 async fn a_session_that_never_opens_its_stream_records_nothing_and_one_that_ends_stops() {
     let server = board();
-    let served = serve(&server, |t| t).await;
+    let closing = CancellationToken::new();
+    let served = serve(&server, |t| t.close_streams_on(closing.clone())).await;
     let quiet = session(served.addr, "2025-11-25").await;
     let deleted = session(served.addr, "2025-11-25").await;
     let shut = session(served.addr, "2025-11-25").await;
@@ -484,7 +511,8 @@ async fn a_session_that_never_opens_its_stream_records_nothing_and_one_that_ends
         .await;
     assert_eq!(reply.status, 200);
     listeners(&server, 1).await;
-    served.stop.cancel();
+    // Shutdown begins: no stream is served from now on, so nothing is recorded for one.
+    closing.cancel();
     listeners(&server, 0).await;
 }
 
