@@ -8,7 +8,7 @@
 //! go out on the session's GET stream: what the server pushes
 //! (`notifications/{tools,prompts,resources}/list_changed`, and
 //! `notifications/resources/updated` for the session's subscriptions) and what hooks run
-//! outside any request send. That stream is resumable ([`get_stream`](super::get_stream)):
+//! outside any request send. That stream is resumable ([`get_stream`]):
 //! from the session's first GET on, its events are numbered and the latest
 //! [`REPLAY_BUFFER`](super::REPLAY_BUFFER) kept, so a client that reconnects with
 //! `Last-Event-ID` is sent what it missed meanwhile; a session that never opens the stream
