@@ -246,7 +246,11 @@ async fn a_flood_of_initialize_calls_does_not_evict_a_session_in_use() {
     assert_eq!(call(&s, &victim, 2, "echo").await.status, 200);
     let mut buf = [0u8; 64];
     let read = tokio::time::timeout(Duration::from_millis(300), stream.read(&mut buf)).await;
-    assert!(read.is_err(), "the GET stream ended: {read:?}");
+    // Silence, or the rest of the event that opens the stream; not its end.
+    assert!(
+        !matches!(read, Ok(Ok(0) | Err(_))),
+        "the GET stream ended: {read:?}"
+    );
 }
 
 #[tokio::test]

@@ -37,6 +37,7 @@ mod plain_schemas;
 mod provisioner_stdio;
 mod push_http;
 mod push_memory;
+mod push_resume;
 mod python_client_interop;
 mod python_server_interop;
 mod redis_bus;

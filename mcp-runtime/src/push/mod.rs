@@ -42,8 +42,9 @@ pub enum Change {
 #[non_exhaustive]
 pub struct PushStats {
     /// Listeners connected to this instance: 2026-07-28 listens, and 2025-11-25 sessions
-    /// with a stream open for what the server pushes (their GET stream over HTTP; their
-    /// connection on stdio).
+    /// that hear what the server pushes (on stdio while connected; over HTTP from their first
+    /// GET stream until the session ends, so that what happens while the client reconnects
+    /// is kept for it).
     pub listeners: usize,
     /// Listeners ended so far because they fell behind: a client that did not read what it
     /// was sent while [`LISTENER_QUEUE`](crate::server::LISTENER_QUEUE) changes piled up, or

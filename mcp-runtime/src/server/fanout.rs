@@ -47,6 +47,17 @@ impl Lists {
     }
 }
 
+/// What a 2025-11-25 session may have missed once changes meant for it were lost: every list
+/// it hears about, and every resource it is subscribed to. Told all of them, its client reads
+/// again what it cares about.
+pub(crate) fn may_have_changed(lists: Lists, connection: &Connection) -> Vec<Change> {
+    let updated = connection
+        .subscriptions()
+        .into_iter()
+        .map(|uri| Change::ResourceUpdated { uri });
+    lists.all().into_iter().chain(updated).collect()
+}
+
 /// What one listener wants to hear.
 #[derive(Debug)]
 pub(crate) enum Interest {

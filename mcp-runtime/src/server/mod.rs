@@ -39,7 +39,7 @@ pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_LISTENS, MAX_SUBSCRIPTIONS};
 pub use context::Context;
 pub use fanout::LISTENER_QUEUE;
-pub(crate) use fanout::{Interest, Listener, Lists};
+pub(crate) use fanout::{Interest, Listener, Lists, may_have_changed};
 pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;

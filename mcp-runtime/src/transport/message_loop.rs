@@ -16,7 +16,7 @@ use crate::protocol::{
 };
 use crate::server::{
     Connection, Exchange, Interest, NotificationSink, Reply, Server, change_line,
-    changes_connection, refusal,
+    changes_connection, may_have_changed, refusal,
 };
 
 use super::in_flight::{InFlight, InFlightEntry};
@@ -270,12 +270,7 @@ async fn push_to_session(
             }
         }
         listener = server.listen_to_changes(interest());
-        for change in lists.all().into_iter().chain(
-            connection
-                .subscriptions()
-                .into_iter()
-                .map(|uri| crate::push::Change::ResourceUpdated { uri }),
-        ) {
+        for change in may_have_changed(lists, &connection) {
             if outgoing.send(change_line(&change, None)).await.is_err() {
                 return;
             }

@@ -17,6 +17,7 @@ pub(super) const METHOD: HeaderName = HeaderName::from_static("mcp-method");
 pub(super) const NAME: HeaderName = HeaderName::from_static("mcp-name");
 pub(super) const PARAM_PREFIX: &str = "mcp-param-";
 pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
 /// are not plain ASCII. `None` when the value is unreadable.

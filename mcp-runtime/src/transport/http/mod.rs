@@ -4,7 +4,9 @@
 //! Each POST is routed by what it carries: a `_meta` protocol version means the stateless wire;
 //! `initialize` or an `Mcp-Session-Id` header means a session. Loopback-only `Host`/`Origin`
 //! checks, a body limit, timeouts for slow clients and caps on connections, requests, body
-//! bytes and sessions are on by default (each a setter on [`HttpTransport`]).
+//! bytes and sessions are on by default (each a setter on [`HttpTransport`]). A session's GET
+//! stream is resumable: its events carry ids, and the latest [`REPLAY_BUFFER`] of them are
+//! sent again to a client that reconnects with `Last-Event-ID`.
 //!
 //! The common case needs none of this module: `McpServer::serve_http(addr)` serves until
 //! Ctrl-C. [`HttpTransport`] is for mounting the endpoint into an application's own axum
@@ -29,9 +31,11 @@ mod body;
 mod connections;
 mod drain;
 mod endpoint;
+mod get_stream;
 mod guarded_body;
 pub(crate) mod headers;
 mod host_policy;
+mod outbox;
 mod overload;
 mod respond;
 mod serve;
@@ -60,6 +64,7 @@ pub use crate::server::http_settings::{
 };
 /// The axum this transport is built on, for mounting its router without a version clash.
 pub use axum;
+pub use outbox::{REPLAY_BUFFER, REPLAY_BYTES};
 pub use serve::shutdown_signal;
 
 use bearer::BearerGuard;

@@ -4,11 +4,15 @@
 //! Each session owns a [`Connection`], so the dispatcher sees the same session state it would on
 //! stdio. Server→client requests a handler sends (`Context::request_client`) go out on
 //! that request's own SSE stream, and the client's answer comes back as a POSTed response that
-//! the session's connection routes to the waiting handler. The GET stream's sender lives in the
-//! session, for messages that belong to no request; while it is open it also carries what the
-//! server pushes (`notifications/{tools,prompts,resources}/list_changed`, and
-//! `notifications/resources/updated` for the session's subscriptions). Without one, pushes are
-//! not kept; a GET stream whose client falls behind is ended, and the client opens another.
+//! the session's connection routes to the waiting handler. Messages that belong to no request
+//! go out on the session's GET stream: what the server pushes
+//! (`notifications/{tools,prompts,resources}/list_changed`, and
+//! `notifications/resources/updated` for the session's subscriptions) and what hooks run
+//! outside any request send. That stream is resumable ([`get_stream`]):
+//! from the session's first GET on, its events are numbered and the latest
+//! [`REPLAY_BUFFER`](super::REPLAY_BUFFER) kept, so a client that reconnects with
+//! `Last-Event-ID` is sent what it missed meanwhile; a session that never opens the stream
+//! keeps nothing.
 //!
 //! When the endpoint requires bearer tokens, a session belongs to the caller that opened it
 //! (its client id, issuer and subject, as sealed `requestState` is bound): another caller's
@@ -20,7 +24,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use tokio::sync::mpsc;
@@ -30,15 +33,15 @@ use crate::identity::Identity;
 use crate::protocol::{
     Incoming, LEGACY_VERSIONS, McpError, error_line, methods, notification_methods,
 };
-use crate::server::{Connection, Exchange, Interest, NotificationSink, change_line, refusal};
+use crate::server::{Connection, Exchange, NotificationSink, refusal};
 use crate::state::default_principal;
 use crate::transport::in_flight::InFlight;
 
 use super::Shared;
+use super::get_stream::{self, GetStream, Owner, Refused};
 use super::headers::{self, SESSION_ID};
 use super::overload;
 use super::respond::{self, Job, StatusRules};
-use super::sse;
 
 /// One 2025-11-25 session.
 #[derive(Debug)]
@@ -51,8 +54,8 @@ pub(super) struct Session {
     ended: CancellationToken,
     /// Requests in flight, for `notifications/cancelled` and against a reused id.
     in_flight: Arc<InFlight>,
-    /// The open GET stream, if any.
-    stream: Mutex<Option<mpsc::Sender<Bytes>>>,
+    /// Messages that belong to no request.
+    get_stream: Arc<GetStream>,
 }
 
 impl Session {
@@ -63,7 +66,7 @@ impl Session {
             last_seen: Mutex::new(Instant::now()),
             ended: CancellationToken::new(),
             in_flight: Arc::default(),
-            stream: Mutex::default(),
+            get_stream: Arc::default(),
         }
     }
 
@@ -84,7 +87,7 @@ impl Session {
     /// A request running or the GET stream open: ending the session now would cut off a
     /// client in the middle of using it.
     fn in_use(&self) -> bool {
-        !self.in_flight.is_empty() || lock(&self.stream).as_ref().is_some_and(|s| !s.is_closed())
+        !self.in_flight.is_empty() || self.get_stream.is_open()
     }
 
     /// A session in use never expires, however long ago its last POST was.
@@ -237,8 +240,9 @@ fn session_header(headers: &HeaderMap) -> Option<String> {
 
 /// A session-level refusal: the status says what happened to the session, the body says it in
 /// JSON-RPC terms for clients that read it.
-fn no_session(status: StatusCode, message: &'static str) -> Response {
-    refusal::http(status, message);
+fn no_session(status: StatusCode, message: impl Into<Cow<'static, str>>) -> Response {
+    let message = message.into();
+    refusal::http(status, &message);
     let line = error_line(None, &McpError::invalid_request(message));
     respond::json_with_status(line, status)
 }
@@ -396,68 +400,33 @@ pub(super) fn handle_get(
     let Some(session) = shared.sessions.get(&session_id, identity) else {
         return no_session(StatusCode::NOT_FOUND, "Session not found or expired");
     };
-    let (tx, rx) = mpsc::channel::<Bytes>(respond::STREAM_BUFFER);
-    {
-        let mut slot = lock(&session.stream);
-        if slot.as_ref().is_some_and(|s| !s.is_closed()) {
-            return no_session(
-                StatusCode::CONFLICT,
-                "This session already has an open GET stream",
-            );
-        }
-        *slot = Some(tx.clone());
+    let owner = Owner {
+        server: &shared.server,
+        connection: &session.connection,
+        ended: &session.ended,
+        closing: &shared.streams_closing,
+    };
+    let opened =
+        get_stream::start(headers).and_then(|start| session.get_stream.open(&owner, start));
+    match opened {
+        Ok(stream) => stream,
+        Err(Refused::AlreadyOpen) => no_session(
+            StatusCode::CONFLICT,
+            "This session already has an open GET stream",
+        ),
+        Err(Refused::BadLastEventId(reason)) => no_session(StatusCode::BAD_REQUEST, reason),
     }
-    let ended = session.ended.clone();
-    let closing = shared.streams_closing.clone();
-    // What the server pushes goes out on this stream while it is open; without one it is
-    // not kept (the client reads the lists again when it reconnects).
-    let mut pushed = shared.server.listen_to_changes(Interest::Session {
-        lists: shared.server.announced_lists(),
-        connection: Arc::downgrade(&session.connection),
-    });
-    tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                () = ended.cancelled() => break,
-                () = closing.cancelled() => break,
-                change = pushed.next() => {
-                    // None: it fell behind; the stream ends and the client opens another.
-                    let Some(change) = change else { break };
-                    if tx.send(sse::event(&change_line(&change, None))).await.is_err() {
-                        break;
-                    }
-                }
-                () = tokio::time::sleep(sse::KEEP_ALIVE) => {
-                    if tx.send(sse::keep_alive()).await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        drop(pushed);
-        // The slot's sender would keep the stream open after the loop's is gone; a newer
-        // stream may own the slot by now, so only our own sender is removed.
-        let mut slot = lock(&session.stream);
-        if slot.as_ref().is_some_and(|s| s.same_channel(&tx)) {
-            slot.take();
-        }
-    });
-    sse::response(rx)
 }
 
 /// Where a hook of the session (run for a notification, outside any request) sends its
-/// messages: the session's GET stream when one is open, else nowhere.
+/// messages: the session's GET stream, if it ever opened one.
 fn to_get_stream(session: &Arc<Session>) -> mpsc::Sender<String> {
     let (tx, mut rx) = mpsc::channel::<String>(respond::STREAM_BUFFER);
-    let session = session.clone();
+    let stream = session.get_stream.clone();
     tokio::spawn(async move {
         while let Some(line) = rx.recv().await {
-            let stream = lock(&session.stream).clone();
-            match stream {
-                Some(stream) => {
-                    let _ = stream.send(sse::event(&line)).await;
-                }
-                None => tracing::debug!("dropped a message: the session has no GET stream"),
+            if !stream.send(&line) {
+                tracing::debug!("dropped a message: the session never opened its GET stream");
             }
         }
     });

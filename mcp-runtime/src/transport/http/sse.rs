@@ -15,6 +15,24 @@ pub(super) fn event(line: &str) -> Bytes {
     Bytes::from(format!("event: message\ndata: {line}\n\n"))
 }
 
+/// One JSON-RPC message as an SSE event a client may resume the stream after.
+pub(super) fn event_with_id(id: &str, line: &str) -> Bytes {
+    Bytes::from(format!("id: {id}\nevent: message\ndata: {line}\n\n"))
+}
+
+/// How long a client whose resumable stream broke should wait before reconnecting: short,
+/// since the events it misses meanwhile are kept only up to a bound.
+pub(super) const RECONNECT_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The event that opens a resumable stream: no message, only a place to resume from and how
+/// soon to reconnect, so a client that loses the stream before its first message still
+/// resumes rather than starting over.
+pub(super) fn opening(id: &str) -> Bytes {
+    let retry = RECONNECT_AFTER.as_millis();
+    // `data:` with nothing after it: clients of 2025-11-25 skip an event without data.
+    Bytes::from(format!("id: {id}\nretry: {retry}\ndata:\n\n"))
+}
+
 /// How often an idle long-lived stream gets a keep-alive comment.
 pub(super) const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
 
