@@ -17,6 +17,12 @@ use crate::support::log::CapturedLog;
 use crate::support::process::free_port;
 use crate::support::redis::RedisServer;
 
+/// Taken by every test here, so they run one at a time. Two of them read what the buses log,
+/// and `tracing` caches whether a log line is wanted when the line is first reached: a bus of
+/// another test reaching it on another thread at the moment a test starts capturing can leave
+/// it cached as unwanted, and the capturing test reads nothing.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// Generous: the reconnecting back-off alone may wait up to 5 s, on a loaded machine.
 const DEADLINE: Duration = Duration::from_secs(20);
 const CHANNEL: &str = "mcp-test:changes";
@@ -72,6 +78,7 @@ fn lines(log: &CapturedLog, level: &str, text: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_change_published_on_one_instance_reaches_the_subscribers_of_both_once() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -98,6 +105,7 @@ async fn a_change_published_on_one_instance_reaches_the_subscribers_of_both_once
 
 #[tokio::test(flavor = "current_thread")]
 async fn while_redis_is_away_local_changes_reach_local_subscribers_and_the_buses_reconnect() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let (log, _guard) = CapturedLog::start();
     let Some(redis) = RedisServer::start() else {
         return;
@@ -152,6 +160,7 @@ async fn while_redis_is_away_local_changes_reach_local_subscribers_and_the_buses
 
 #[tokio::test]
 async fn a_bus_made_while_redis_is_down_connects_when_it_comes_up() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let port = free_port();
     let url = format!("redis://127.0.0.1:{port}");
     let (a, b) = (bus(&url), bus(&url));
@@ -174,6 +183,7 @@ async fn a_bus_made_while_redis_is_down_connects_when_it_comes_up() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_message_on_the_channel_that_is_not_a_change_is_logged_and_skipped() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let (log, _guard) = CapturedLog::start();
     let Some(redis) = RedisServer::start() else {
         return;
@@ -197,6 +207,7 @@ async fn a_message_on_the_channel_that_is_not_a_change_is_logged_and_skipped() {
 
 #[tokio::test]
 async fn a_resource_updated_through_one_server_reaches_the_bus_of_the_other() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let Some(redis) = RedisServer::start() else {
         return;
     };
@@ -231,6 +242,7 @@ async fn message(from_server: &mut tokio::sync::mpsc::Receiver<mcp::transport::F
 
 #[tokio::test]
 async fn a_frozen_redis_is_found_out_by_the_keepalive_and_listeners_start_again_once_it_is_back() {
+    let _one = ONE_AT_A_TIME.lock().await;
     let Some(redis) = RedisServer::start() else {
         return;
     };
