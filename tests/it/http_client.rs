@@ -152,3 +152,91 @@ async fn header_arguments_travel_as_mcp_param_headers() {
         .expect("the header matches the body");
     assert_eq!(text(&result), "2 to eu-west-1");
 }
+
+/// A hand-written 2025-11-25 server: `initialize` opens session `s1`, other POSTs get `202`,
+/// and the first `refusals` GETs get `409` (as while the server still holds a stream it has not
+/// seen die) before one gets a stream carrying a tools `list_changed`.
+async fn conflicted_server(refusals: usize) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
+    let gets = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let gets = gets.clone();
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 4096];
+                let head_end = loop {
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                    if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break at + 4;
+                    }
+                };
+                let head = String::from_utf8_lossy(&seen[..head_end]).to_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                while seen.len() < head_end + length {
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    seen.extend_from_slice(&buf[..n]);
+                }
+                let body = String::from_utf8_lossy(&seen[head_end..]).into_owned();
+                let reply = if head.starts_with("get ") {
+                    if gets.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < refusals {
+                        "HTTP/1.1 409 Conflict\r\ncontent-length: 0\r\n\r\n".to_owned()
+                    } else {
+                        let note =
+                            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nid: get-1\ndata: {note}\n\n"
+                        )
+                    }
+                } else if body.contains("\"initialize\"") {
+                    let id: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+                    let result = json!({"jsonrpc": "2.0", "id": id["id"], "result": {
+                        "protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": true}},
+                        "serverInfo": {"name": "conflicted", "version": "1"}}})
+                    .to_string();
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\n\r\n{result}",
+                        result.len()
+                    )
+                } else {
+                    "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned()
+                };
+                let _ = stream.write_all(reply.as_bytes()).await;
+                // A stream stays open; anything else is answered once.
+                if head.starts_with("get ") && reply.starts_with("HTTP/1.1 200") {
+                    std::future::pending::<()>().await;
+                }
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn the_standing_stream_tries_again_while_the_server_still_holds_the_old_one() {
+    let url = conflicted_server(2).await;
+    let client = client(&url);
+    let mut notifications = client.notifications().expect("the receiver");
+    client.initialize().await.expect("a 2025-11-25 session");
+    let note = tokio::time::timeout(std::time::Duration::from_secs(10), notifications.recv())
+        .await
+        .expect("the stream opened after two 409s")
+        .expect("a notification");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+}

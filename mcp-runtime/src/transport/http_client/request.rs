@@ -4,9 +4,9 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http_body_util::{BodyExt, Full};
-use hyper::Request;
 use hyper::body::Bytes;
 use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -342,6 +342,9 @@ async fn get(
         .map_err(|e| e.to_string())
 }
 
+/// How many `409 Conflict` answers in a row the standing GET stream takes before giving up.
+const STANDING_STREAM_CONFLICTS: u32 = 10;
+
 /// The session's standing GET stream: server requests and notifications outside any request.
 /// Reconnects (from the last event, after the server's `retry:` delay) while the client lives;
 /// a server without one (4xx) ends it.
@@ -353,18 +356,30 @@ async fn listen(
     let mut last_id: Option<String> = None;
     let mut delay = Duration::from_millis(1000);
     let mut opened = Some(opened);
+    let mut conflicts = 0;
     while !incoming.is_closed() {
         let answer = get(&endpoint, last_id.as_deref()).await;
         // Dropped, the sender also says "go on": whatever the answer, the first one counts.
         opened.take();
         let response = match answer {
             Ok(response) if response.status().is_success() => response,
+            // The server still holds the stream this one replaces (it has not noticed that
+            // the connection under it died): it lets go soon, so try again, a few times.
+            Ok(response)
+                if response.status() == StatusCode::CONFLICT
+                    && conflicts < STANDING_STREAM_CONFLICTS =>
+            {
+                conflicts += 1;
+                tokio::time::sleep(delay).await;
+                continue;
+            }
             Ok(_) => return,
             Err(_) => {
                 tokio::time::sleep(delay).await;
                 continue;
             }
         };
+        conflicts = 0;
         let mut parser = SseParser::default();
         if relay(
             response.into_body(),
