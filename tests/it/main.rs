@@ -12,6 +12,7 @@ mod support;
 
 mod client_cancel;
 mod client_capabilities;
+mod client_listen;
 mod client_progress;
 mod client_rounds;
 mod client_server;

@@ -12,7 +12,7 @@ use crate::protocol::{
 
 use super::connection::lock;
 use super::rounds::Resume;
-use super::{Client, ClientError};
+use super::{Client, ClientError, Session};
 
 impl Client {
     /// Calls a tool and answers every question the server asks with the registered handlers,
@@ -89,7 +89,10 @@ impl Client {
             client_info: self.inner.info.clone(),
         };
         let result: InitializeResult = self.request_raw(methods::INITIALIZE, &params).await?;
-        *lock(&self.inner.session) = Some(result.protocol_version.clone());
+        *lock(&self.inner.session) = Some(Session {
+            version: result.protocol_version.clone(),
+            capabilities: result.capabilities.clone(),
+        });
         self.notify("notifications/initialized", &json!({})).await?;
         Ok(result)
     }
