@@ -1,4 +1,4 @@
-//! `Client::listen`: against our own server (in memory, over stdio framing
+//! `Client::listen` and the re-list hook: against our own server (in memory, over stdio framing
 //! and over HTTP, on both revisions, changed through its `ServerHandle`), and against a scripted
 //! server for what ours never does (floods of distinct changes, refusals, broken streams) and
 //! to see the exact messages the client sends.
@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use mcp::client::{Client, ClientBuilder, ClientError, LISTEN_BUFFER, Listen, ListenLost};
-use mcp::protocol::{Implementation, RawNotification, SubscriptionFilter};
+use mcp::protocol::{Implementation, RawNotification, SubscriptionFilter, Tool};
 use mcp::push::Change;
 use mcp::server::{McpServer, Server};
 use mcp::transport::{Duplex, Frame, memory, stdio};
@@ -404,6 +404,65 @@ async fn a_flood_to_a_listen_nobody_reads_does_not_hold_up_calls() {
     assert_eq!(next(&mut listen).await, Some(Ok(Change::ToolsListChanged)));
 }
 
+fn names(tools: Vec<Tool>) -> Vec<String> {
+    let mut names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
+    names.sort();
+    names
+}
+
+/// The hook gets the new list after each change, and the change goes nowhere else.
+async fn the_hook_sees_the_new_tools(wire: Wire, revision: Revision) {
+    let server = board();
+    let handle = server.handle();
+    let (changed, mut heard) = mpsc::channel(8);
+    let builder = builder().on_tools_changed(move |tools| {
+        let changed = changed.clone();
+        async move {
+            let _ = changed.send(names(tools)).await;
+        }
+    });
+    let (client, _serving) = connect(&server, wire, revision, builder).await;
+    let mut notifications = client.notifications().expect("the receiver");
+    let mut hook = async || {
+        tokio::time::timeout(Duration::from_secs(5), heard.recv())
+            .await
+            .expect("the hook within 5 s")
+            .expect("a list")
+    };
+    assert_eq!(
+        names(client.list_all_tools().await.expect("tools")),
+        ["hello"]
+    );
+    handle.add_tools(mcp::tools![goodbye]).expect("tables");
+    assert_eq!(hook().await, ["goodbye", "hello"]);
+    handle.remove_tool("hello").expect("tables");
+    assert_eq!(hook().await, ["goodbye"]);
+    let leaked = notifications.try_recv().map(|n| n.method);
+    assert!(leaked.is_err(), "{leaked:?} reached notifications()");
+}
+
+#[tokio::test]
+async fn the_hook_sees_the_new_tools_in_memory_2026() {
+    the_hook_sees_the_new_tools(Wire::Memory, Revision::V2026).await;
+}
+
+#[tokio::test]
+async fn the_hook_sees_the_new_tools_in_memory_2025() {
+    the_hook_sees_the_new_tools(Wire::Memory, Revision::V2025).await;
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn the_hook_sees_the_new_tools_over_http_2026() {
+    the_hook_sees_the_new_tools(Wire::Http, Revision::V2026).await;
+}
+
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn the_hook_sees_the_new_tools_over_http_2025() {
+    the_hook_sees_the_new_tools(Wire::Http, Revision::V2025).await;
+}
+
 /// The server end of a connection, played by the test.
 struct Scripted {
     incoming: mpsc::Receiver<Frame>,
@@ -797,4 +856,40 @@ async fn a_session_listen_subscribes_hears_of_sub_resources_and_unsubscribes_202
         "{unsubscribe}"
     );
     assert_eq!(unsubscribe["params"], json!({"uri": "board://tree"}));
+}
+
+#[tokio::test]
+async fn list_all_tools_follows_the_cursor_and_gives_up_on_a_listing_without_end() {
+    let (client, mut server) = scripted();
+    let tool = |name: &str| json!({"name": name, "inputSchema": {"type": "object"}});
+    let pages = async {
+        let first = server.recv().await;
+        assert_eq!(first["params"].get("cursor"), None, "{first}");
+        server
+            .send(json!({"jsonrpc": "2.0", "id": first["id"], "result": {
+                "resultType": "complete", "tools": [tool("a")], "nextCursor": "page-2"}}))
+            .await;
+        let second = server.recv().await;
+        assert_eq!(second["params"]["cursor"], "page-2", "{second}");
+        server
+            .send(json!({"jsonrpc": "2.0", "id": second["id"], "result": {
+                "resultType": "complete", "tools": [tool("b")]}}))
+            .await;
+    };
+    let (tools, ()) = within(async { tokio::join!(client.list_all_tools(), pages) }).await;
+    assert_eq!(names(tools.expect("every page")), ["a", "b"]);
+    let endless = async {
+        for n in 0..mcp::client::MAX_LIST_PAGES {
+            let request = server.recv().await;
+            server
+                .send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {
+                    "resultType": "complete", "tools": [], "nextCursor": format!("{n}")}}))
+                .await;
+        }
+    };
+    let (tools, ()) = within(async { tokio::join!(client.list_all_tools(), endless) }).await;
+    assert!(
+        matches!(tools, Err(ClientError::TooManyPages { max }) if max == mcp::client::MAX_LIST_PAGES),
+        "{tools:?}"
+    );
 }

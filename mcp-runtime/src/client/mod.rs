@@ -5,7 +5,8 @@
 //! Every 2026-07-28 request it sends carries the version, capabilities and client info in
 //! `_meta`; after [`initialize`](Client::initialize) it speaks 2025-11-25 instead.
 //!
-//! [`Client::listen`] hears what changes on the server, on either revision.
+//! [`Client::listen`] hears what changes on the server, on either revision, and
+//! [`ClientBuilder::on_tools_changed`] keeps an application's list of tools current.
 
 mod backlog;
 mod builder;
@@ -18,6 +19,7 @@ mod progress;
 mod resource_subscriptions;
 mod rounds;
 mod server_requests;
+mod tools_watch;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -31,6 +33,7 @@ use crate::transport::Duplex;
 
 pub use backlog::LISTEN_BUFFER;
 pub use builder::ClientBuilder;
+pub use calls::MAX_LIST_PAGES;
 pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
 pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
@@ -38,6 +41,7 @@ pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 
 use callbacks::Callbacks;
 use connection::{Connection, lock};
+use tools_watch::ToolsWatch;
 
 /// Why a request did not produce a result.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +67,12 @@ pub enum ClientError {
     /// The call took longer than [`ClientBuilder::call_timeout`] allows.
     #[error("the call did not finish within {0:?}")]
     Timeout(std::time::Duration),
+    /// A listing went on for more pages than a client follows.
+    #[error("the server's listing went on for more than {max} pages")]
+    TooManyPages {
+        /// The limit that was reached ([`MAX_LIST_PAGES`]).
+        max: usize,
+    },
 }
 
 /// A connection to a server. Cheap to clone; every clone shares the connection and its
@@ -100,6 +110,7 @@ struct Inner {
     /// The 2025-11-25 session [`initialize`](Client::initialize) opened.
     session: Mutex<Option<Session>>,
     notifications: Mutex<Option<mpsc::Receiver<RawNotification>>>,
+    tools_watch: ToolsWatch,
 }
 
 /// What `initialize` settled.
@@ -123,6 +134,7 @@ impl Client {
             max_rounds,
             restarts,
             call_timeout,
+            tools_hook,
             ..
         } = builder;
         let callbacks = Arc::new(callbacks);
@@ -138,6 +150,7 @@ impl Client {
                 call_timeout,
                 session: Mutex::new(None),
                 notifications: Mutex::new(Some(notifications)),
+                tools_watch: ToolsWatch::new(tools_hook),
             }),
         }
     }
