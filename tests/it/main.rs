@@ -13,6 +13,7 @@ mod support;
 mod board;
 mod client_cancel;
 mod client_capabilities;
+mod client_listen;
 mod client_progress;
 mod client_rounds;
 mod client_server;

@@ -3,17 +3,19 @@
 //! changes, so every clone of it behaves the same.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    Implementation, ListRootsResult, McpError,
+    Implementation, ListRootsResult, McpError, Tool,
 };
 use crate::transport::Duplex;
 
 use super::Client;
 use super::callbacks::{Callbacks, boxed};
 use super::rounds::DEFAULT_MAX_ROUNDS;
+use super::tools_watch::ToolsHook;
 
 /// Builds a [`Client`]; [`connect`](Self::connect) ends the configuration.
 ///
@@ -41,6 +43,7 @@ pub struct ClientBuilder {
     pub(super) max_rounds: u32,
     pub(super) restarts: u32,
     pub(super) call_timeout: Option<Duration>,
+    pub(super) tools_hook: Option<ToolsHook>,
 }
 
 impl ClientBuilder {
@@ -52,6 +55,7 @@ impl ClientBuilder {
             max_rounds: DEFAULT_MAX_ROUNDS,
             restarts: 0,
             call_timeout: None,
+            tools_hook: None,
         }
     }
 
@@ -158,6 +162,60 @@ impl ClientBuilder {
     /// response stream.
     pub fn call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = Some(limit);
+        self
+    }
+
+    /// Keeps the application's list of tools current: each time the server says its tools
+    /// changed, the client lists them again (every page, as
+    /// [`list_all_tools`](Client::list_all_tools) does) and hands the new list to `handler`.
+    /// A listing that fails is logged and skipped.
+    ///
+    /// The client watches from the first [`list_tools`](Client::list_tools) on (the
+    /// application's own first look at the tools), before that listing goes out, so no change
+    /// after it goes unheard. On 2026-07-28 it opens a listen of its own for the tools
+    /// (`subscriptions/listen` with `toolsListChanged`); in a 2025-11-25 session it takes the
+    /// session's `notifications/tools/list_changed`, which then no longer reach
+    /// [`notifications`](Client::notifications). A server that does not announce changes of
+    /// its tools is not watched. If the watch ends (the server closed its listen, or the
+    /// connection), the next `list_tools` starts it again.
+    ///
+    /// ```
+    /// use mcp::McpServer;
+    /// use mcp::client::Client;
+    /// use mcp::protocol::{Implementation, Tool};
+    ///
+    /// /// Says hello.
+    /// #[mcp::tool]
+    /// async fn hello() -> &'static str {
+    ///     "hello"
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = McpServer::new("greeter").tools(mcp::tools![hello]).build()?;
+    /// let (changed, mut heard) = tokio::sync::mpsc::channel::<Vec<Tool>>(4);
+    /// let client = Client::builder(Implementation::new("c", "1"))
+    ///     .on_tools_changed(move |tools| {
+    ///         let changed = changed.clone();
+    ///         async move {
+    ///             let _ = changed.send(tools).await;
+    ///         }
+    ///     })
+    ///     .connect(server.serve_in_memory());
+    ///
+    /// assert_eq!(client.list_all_tools().await?.len(), 1);
+    /// server.handle().remove_tool("hello")?;
+    /// let tools = heard.recv().await.expect("the new list");
+    /// assert!(tools.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn on_tools_changed<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(Vec<Tool>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.tools_hook = Some(Arc::new(move |tools| Box::pin(handler(tools))));
         self
     }
 

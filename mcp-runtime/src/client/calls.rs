@@ -7,12 +7,16 @@ use crate::protocol::{
     CallToolResult, CompleteParams, CompleteResult, DiscoverResult, GetPromptResult,
     InitializeParams, InitializeResult, InputResponses, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Outcome, ProgressToken,
-    ReadResourceResult, V2025_11_25, V2026_07_28, methods,
+    ReadResourceResult, Tool, V2025_11_25, V2026_07_28, methods,
 };
 
 use super::connection::lock;
 use super::rounds::Resume;
-use super::{Client, ClientError};
+use super::{Client, ClientError, Session};
+
+/// How many pages [`Client::list_all_tools`] follows before it gives up on a listing that
+/// does not end.
+pub const MAX_LIST_PAGES: usize = 100;
 
 impl Client {
     /// Calls a tool and answers every question the server asks with the registered handlers,
@@ -89,7 +93,10 @@ impl Client {
             client_info: self.inner.info.clone(),
         };
         let result: InitializeResult = self.request_raw(methods::INITIALIZE, &params).await?;
-        *lock(&self.inner.session) = Some(result.protocol_version.clone());
+        *lock(&self.inner.session) = Some(Session {
+            version: result.protocol_version.clone(),
+            capabilities: result.capabilities.clone(),
+        });
         self.notify("notifications/initialized", &json!({})).await?;
         Ok(result)
     }
@@ -115,8 +122,39 @@ impl Client {
         self.request(methods::DISCOVER, json!({})).await
     }
 
-    /// `tools/list` (one page).
+    /// `tools/list` (one page). With [`on_tools_changed`](super::ClientBuilder::on_tools_changed)
+    /// set, the first listing starts watching the tools for changes.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
+        self.watch_tools().await;
+        self.tools_page(cursor).await
+    }
+
+    /// Every page of `tools/list`, up to [`MAX_LIST_PAGES`]: the list
+    /// [`on_tools_changed`](super::ClientBuilder::on_tools_changed) hands over, for the
+    /// application's first look (which starts the watching, as
+    /// [`list_tools`](Self::list_tools) does).
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.watch_tools().await;
+        self.every_tools_page().await
+    }
+
+    pub(super) async fn every_tools_page(&self) -> Result<Vec<Tool>, ClientError> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_LIST_PAGES {
+            let page = self.tools_page(cursor.as_deref()).await?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(tools),
+            }
+        }
+        Err(ClientError::TooManyPages {
+            max: MAX_LIST_PAGES,
+        })
+    }
+
+    async fn tools_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
         self.request(methods::TOOLS_LIST, page(cursor)).await
     }
 

@@ -1,6 +1,6 @@
 //! One connection to a server: the reader task that routes responses to their waiting
-//! requests, notifications to the application and the server's own requests to the handlers;
-//! and sending requests of the revision in use.
+//! requests, notifications to their listens or the application, and the server's own requests
+//! to the handlers; and sending requests of the revision in use.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -20,7 +20,9 @@ use crate::protocol::{
 use crate::transport::Duplex;
 
 use super::callbacks::Callbacks;
+use super::listen_routes::ListenRoutes;
 use super::progress::ProgressRoutes;
+use super::resource_subscriptions::ResourceSubscriptions;
 use super::server_requests::answer_server_request;
 use super::{Client, ClientError};
 
@@ -43,6 +45,10 @@ pub(super) struct Connection {
     closed: Arc<AtomicBool>,
     /// The calls waiting for their progress reports.
     pub progress: Arc<ProgressRoutes>,
+    /// The open listens, waiting for the changes they asked for.
+    pub listens: Arc<ListenRoutes>,
+    /// The resources a 2025-11-25 session is subscribed to on behalf of its listens.
+    pub subscriptions: ResourceSubscriptions,
 }
 
 impl Connection {
@@ -67,6 +73,8 @@ impl Connection {
         let closing = closed.clone();
         let progress: Arc<ProgressRoutes> = Arc::default();
         let routes = progress.clone();
+        let listens: Arc<ListenRoutes> = Arc::default();
+        let listening = listens.clone();
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
@@ -77,6 +85,7 @@ impl Connection {
                             Some(tx) => {
                                 let _ = tx.send(r.outcome);
                             }
+                            None if listening.finish(&r.id, r.outcome) => {}
                             None => tracing::debug!(id = %r.id, "late or unknown response"),
                         }
                     }
@@ -88,6 +97,9 @@ impl Connection {
                             }
                         } else {
                             n
+                        };
+                        let Some(n) = listening.deliver(n, &replies) else {
+                            continue;
                         };
                         if let Err(TrySendError::Full(n)) = note_tx.try_send(n) {
                             dropped += 1;
@@ -127,6 +139,7 @@ impl Connection {
             // at once instead of waiting for an answer that cannot come.
             closing.store(true, Ordering::SeqCst);
             lock(&router).clear();
+            listening.close();
         });
         let connection = Self {
             outgoing,
@@ -134,8 +147,93 @@ impl Connection {
             next_id: AtomicI64::new(1),
             closed,
             progress,
+            listens,
+            subscriptions: ResourceSubscriptions::default(),
         };
         (connection, note_rx)
+    }
+
+    /// Sends a request exactly as given and decodes its result.
+    pub async fn request<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ClientError> {
+        let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        lock(&self.waiting).insert(id.clone(), tx);
+        // Checked after registering, so a close racing with this request is always seen.
+        if self.is_closed() {
+            lock(&self.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        let line = request_line(&id, method, params);
+        if self.outgoing.send(line).await.is_err() {
+            lock(&self.waiting).remove(&id);
+            return Err(ClientError::Closed);
+        }
+        // From here until the answer, dropping this future (the caller gave up, or the call
+        // timeout fired) tells the server to stop.
+        let mut pending = Pending {
+            connection: self,
+            id: Some(id).filter(|_| method != methods::INITIALIZE),
+        };
+        let answer = rx.await;
+        pending.id = None;
+        let raw = answer.map_err(|_| ClientError::Closed)??;
+        Ok(serde_json::from_str(raw.get())?)
+    }
+
+    /// Sends `line` without waiting (see [`send_detached`]).
+    pub fn send_detached(&self, line: String) {
+        send_detached(&self.outgoing, line);
+    }
+
+    /// Sends a line that must wait for room in the outgoing queue.
+    pub async fn send(&self, line: String) -> Result<(), ClientError> {
+        self.outgoing
+            .send(line)
+            .await
+            .map_err(|_| ClientError::Closed)
+    }
+
+    /// The next id of a listen: from the same sequence as the requests' ids, as a string
+    /// that says what it is, so the reader knows a server's `notifications/cancelled` for a
+    /// listen even once that listen is gone.
+    pub fn listen_id(&self) -> RequestId {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        RequestId::String(format!("{LISTEN_ID_PREFIX}{n}"))
+    }
+
+    /// Whether the reader saw the connection end.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+}
+
+/// What every listen id starts with (and no other id of this client does).
+pub(super) const LISTEN_ID_PREFIX: &str = "listen-";
+
+/// `notifications/cancelled` for the request `id`.
+pub(super) fn cancel_line(id: RequestId, reason: &str) -> String {
+    let params = CancelledParams {
+        request_id: id,
+        reason: Some(reason.to_owned()),
+    };
+    notification_line(notification_methods::CANCELLED, &params)
+}
+
+/// Sends `line` at once if there is room, or from a task once there is: for a `Drop` or the
+/// reader, which must not wait for room, telling the server to stop something.
+pub(super) fn send_detached(outgoing: &mpsc::Sender<String>, line: String) {
+    match outgoing.try_send(line) {
+        Ok(()) | Err(TrySendError::Closed(_)) => {}
+        Err(TrySendError::Full(line)) => {
+            let outgoing = outgoing.clone();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { outgoing.send(line).await });
+            }
+        }
     }
 }
 
@@ -146,30 +244,7 @@ impl Client {
         method: &str,
         params: &P,
     ) -> Result<R, ClientError> {
-        let connection = &self.inner.connection;
-        let id = RequestId::Number(connection.next_id.fetch_add(1, Ordering::Relaxed));
-        let (tx, rx) = oneshot::channel();
-        lock(&connection.waiting).insert(id.clone(), tx);
-        // Checked after registering, so a close racing with this request is always seen.
-        if connection.closed.load(Ordering::SeqCst) {
-            lock(&connection.waiting).remove(&id);
-            return Err(ClientError::Closed);
-        }
-        let line = request_line(&id, method, params);
-        if connection.outgoing.send(line).await.is_err() {
-            lock(&connection.waiting).remove(&id);
-            return Err(ClientError::Closed);
-        }
-        // From here until the answer, dropping this future (the caller gave up, or the call
-        // timeout fired) tells the server to stop.
-        let mut pending = Pending {
-            connection,
-            id: Some(id).filter(|_| method != methods::INITIALIZE),
-        };
-        let answer = rx.await;
-        pending.id = None;
-        let raw = answer.map_err(|_| ClientError::Closed)??;
-        Ok(serde_json::from_str(raw.get())?)
+        self.inner.connection.request(method, params).await
     }
 
     /// Sends a request of the current revision: in 2026-07-28, `_meta` carries the version,
@@ -189,7 +264,7 @@ impl Client {
         }
     }
 
-    fn with_meta(&self, params: Value) -> Result<Map<String, Value>, ClientError> {
+    pub(super) fn with_meta(&self, params: Value) -> Result<Map<String, Value>, ClientError> {
         let mut params = match params {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -215,12 +290,8 @@ impl Client {
 
     /// Sends a notification.
     pub async fn notify<P: Serialize>(&self, method: &str, params: &P) -> Result<(), ClientError> {
-        self.inner
-            .connection
-            .outgoing
-            .send(notification_line(method, params))
-            .await
-            .map_err(|_| ClientError::Closed)
+        let line = notification_line(method, params);
+        self.inner.connection.send(line).await
     }
 }
 
@@ -239,23 +310,8 @@ impl Drop for Pending<'_> {
         let Some(id) = self.id.take() else { return };
         let connection = self.connection;
         lock(&connection.waiting).remove(&id);
-        if connection.closed.load(Ordering::SeqCst) {
-            return;
-        }
-        let params = CancelledParams {
-            request_id: id,
-            reason: Some("The client stopped waiting".to_owned()),
-        };
-        let line = notification_line(notification_methods::CANCELLED, &params);
-        match connection.outgoing.try_send(line) {
-            Ok(()) | Err(TrySendError::Closed(_)) => {}
-            // A drop cannot wait for room, so a task sends it when there is.
-            Err(TrySendError::Full(line)) => {
-                let outgoing = connection.outgoing.clone();
-                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                    runtime.spawn(async move { outgoing.send(line).await });
-                }
-            }
+        if !connection.is_closed() {
+            connection.send_detached(cancel_line(id, "The client stopped waiting"));
         }
     }
 }

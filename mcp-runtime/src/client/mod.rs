@@ -4,30 +4,44 @@
 //!
 //! Every 2026-07-28 request it sends carries the version, capabilities and client info in
 //! `_meta`; after [`initialize`](Client::initialize) it speaks 2025-11-25 instead.
+//!
+//! [`Client::listen`] hears what changes on the server, on either revision, and
+//! [`ClientBuilder::on_tools_changed`] keeps an application's list of tools current.
 
+mod backlog;
 mod builder;
 mod callbacks;
 mod calls;
 mod connection;
+mod listen;
+mod listen_routes;
 mod progress;
+mod resource_subscriptions;
 mod rounds;
 mod server_requests;
+mod tools_watch;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::protocol::{ClientCapabilities, Implementation, McpError, RawNotification, V2026_07_28};
+use crate::protocol::{
+    ClientCapabilities, Implementation, McpError, RawNotification, ServerCapabilities, V2026_07_28,
+};
 use crate::transport::Duplex;
 
+pub use backlog::LISTEN_BUFFER;
 pub use builder::ClientBuilder;
+pub use calls::MAX_LIST_PAGES;
 pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
+pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 
 use callbacks::Callbacks;
 use connection::{Connection, lock};
+use tools_watch::ToolsWatch;
 
 /// Why a request did not produce a result.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +67,12 @@ pub enum ClientError {
     /// The call took longer than [`ClientBuilder::call_timeout`] allows.
     #[error("the call did not finish within {0:?}")]
     Timeout(std::time::Duration),
+    /// A listing went on for more pages than a client follows.
+    #[error("the server's listing went on for more than {max} pages")]
+    TooManyPages {
+        /// The limit that was reached ([`MAX_LIST_PAGES`]).
+        max: usize,
+    },
 }
 
 /// A connection to a server. Cheap to clone; every clone shares the connection and its
@@ -79,7 +99,7 @@ pub struct Client {
 }
 
 struct Inner {
-    connection: Connection,
+    connection: Arc<Connection>,
     info: Implementation,
     /// What every 2026-07-28 request declares.
     capabilities: ClientCapabilities,
@@ -87,9 +107,17 @@ struct Inner {
     max_rounds: u32,
     restarts: u32,
     call_timeout: Option<Duration>,
-    /// The revision of the 2025-11-25 session [`initialize`](Client::initialize) opened.
-    session: Mutex<Option<String>>,
+    /// The 2025-11-25 session [`initialize`](Client::initialize) opened.
+    session: Mutex<Option<Session>>,
     notifications: Mutex<Option<mpsc::Receiver<RawNotification>>>,
+    tools_watch: ToolsWatch,
+}
+
+/// What `initialize` settled.
+struct Session {
+    version: String,
+    /// What the server said it offers, for the changes a listen can expect to hear of.
+    capabilities: ServerCapabilities,
 }
 
 impl Client {
@@ -106,13 +134,14 @@ impl Client {
             max_rounds,
             restarts,
             call_timeout,
+            tools_hook,
             ..
         } = builder;
         let callbacks = Arc::new(callbacks);
         let (connection, notifications) = Connection::open(duplex, callbacks.clone());
         Self {
             inner: Arc::new(Inner {
-                connection,
+                connection: Arc::new(connection),
                 info,
                 capabilities,
                 callbacks,
@@ -121,13 +150,17 @@ impl Client {
                 call_timeout,
                 session: Mutex::new(None),
                 notifications: Mutex::new(Some(notifications)),
+                tools_watch: ToolsWatch::new(tools_hook),
             }),
         }
     }
 
-    /// The notifications the server sends (progress, log messages). Only the first call gets
-    /// the receiver. Up to [`NOTIFICATION_BUFFER`] wait for it to be read; newer ones are
-    /// dropped (and logged) until it is.
+    /// The notifications the server sends (progress, log messages) that nothing else took:
+    /// progress of a call made with [`call_tool_with_progress`](Self::call_tool_with_progress)
+    /// goes to that call, and the changes an open [`Listen`] hears go to it (see
+    /// [`listen`](Self::listen)). Only the first call gets the receiver. Up to
+    /// [`NOTIFICATION_BUFFER`] wait for it to be read; newer ones are dropped (and logged)
+    /// until it is.
     pub fn notifications(&self) -> Option<mpsc::Receiver<RawNotification>> {
         lock(&self.inner.notifications).take()
     }
@@ -136,8 +169,8 @@ impl Client {
     /// another.
     pub fn protocol_version(&self) -> String {
         lock(&self.inner.session)
-            .clone()
-            .unwrap_or_else(|| V2026_07_28.to_owned())
+            .as_ref()
+            .map_or_else(|| V2026_07_28.to_owned(), |s| s.version.clone())
     }
 
     /// Whether a 2025-11-25 session is open.

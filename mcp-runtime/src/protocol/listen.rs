@@ -24,6 +24,49 @@ pub struct SubscriptionFilter {
     pub resource_subscriptions: Option<Vec<String>>,
 }
 
+impl SubscriptionFilter {
+    /// Nothing yet; add what to hear about with the methods below.
+    ///
+    /// ```
+    /// use mcp::protocol::SubscriptionFilter;
+    ///
+    /// let filter = SubscriptionFilter::new()
+    ///     .tools_changed()
+    ///     .resource("board://messages");
+    /// assert_eq!(filter.tools_list_changed, Some(true));
+    /// assert_eq!(filter.prompts_list_changed, None);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `notifications/tools/list_changed`.
+    pub fn tools_changed(mut self) -> Self {
+        self.tools_list_changed = Some(true);
+        self
+    }
+
+    /// `notifications/prompts/list_changed`.
+    pub fn prompts_changed(mut self) -> Self {
+        self.prompts_list_changed = Some(true);
+        self
+    }
+
+    /// `notifications/resources/list_changed` (resources and resource templates).
+    pub fn resources_changed(mut self) -> Self {
+        self.resources_list_changed = Some(true);
+        self
+    }
+
+    /// `notifications/resources/updated` for the resource at `uri`.
+    pub fn resource(mut self, uri: impl Into<String>) -> Self {
+        self.resource_subscriptions
+            .get_or_insert_with(Vec::new)
+            .push(uri.into());
+        self
+    }
+}
+
 /// `subscriptions/listen` params.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ListenParams {
