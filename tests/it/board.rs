@@ -1,6 +1,6 @@
-//! `examples/board.rs` as a child process, driven by our client: over stdio and Streamable
-//! HTTP, as a 2026-07-28 listener (`subscriptions/listen`) and a 2025-11-25 session
-//! (`resources/subscribe`), a post updates `board://messages`, opening a topic and unlocking
+//! `examples/board.rs` as a child process, driven by our client's `Client::listen`: over stdio
+//! and Streamable HTTP, as a 2026-07-28 listener (`subscriptions/listen`) and a 2025-11-25
+//! session (`resources/subscribe`), a post updates `board://messages`, opening a topic and unlocking
 //! `clear` change the listings, and each is told to exactly the listeners that asked. Then two
 //! instances on one real Redis: a post through one reaches a listener on the other, which
 //! reads it back. And the Python SDK's client listens to the board
@@ -11,16 +11,15 @@
 use std::process::Command;
 use std::time::Duration;
 
-use mcp::client::Client;
-use mcp::protocol::{Implementation, RawNotification};
+use mcp::client::{Client, Listen};
+use mcp::protocol::{Implementation, SubscriptionFilter};
+use mcp::push::Change;
 use mcp::transport::{Duplex, http_client, stdio};
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::support::process::{ChildGuard, example, free_port, python, root};
 use crate::support::redis::RedisServer;
 
-const SUB: &str = "io.modelcontextprotocol/subscriptionId";
 const MESSAGES: &str = "board://messages";
 
 /// What keeps a board process alive; it is killed when this drops, however the test ends.
@@ -32,7 +31,6 @@ enum Process {
 /// A board process and a client connected to it.
 struct Board {
     client: Client,
-    notes: mpsc::Receiver<RawNotification>,
     _process: Process,
 }
 
@@ -52,72 +50,17 @@ impl Board {
 
     fn connect(duplex: Duplex, process: Process) -> Self {
         let client = Client::builder(Implementation::new("board-test", "1.0.0")).connect(duplex);
-        let notes = client.notifications().expect("the first to ask");
         Self {
             client,
-            notes,
             _process: process,
         }
     }
 
-    /// Opens a 2026-07-28 listen for `filter`; its subscription id, from the acknowledgement
-    /// (which must honour `filter` whole). The listen lasts as long as the test's runtime.
-    async fn listen(&mut self, filter: Value) -> Value {
-        let client = self.client.clone();
-        let params = json!({"notifications": filter});
-        tokio::spawn(async move {
-            // Its answer comes only when the server ends the listen.
-            let _ = client
-                .request::<Value>("subscriptions/listen", params)
-                .await;
-        });
-        let ack = self.next_note().await;
-        let id = ack["params"]["_meta"][SUB].clone();
-        assert!(id.is_number() || id.is_string(), "{ack}");
-        assert_eq!(
-            ack,
-            json!({"method": "notifications/subscriptions/acknowledged",
-                   "params": {"notifications": filter, "_meta": {SUB: id}}})
-        );
-        id
-    }
-
-    /// Opens a 2025-11-25 session subscribed to `board://messages`.
-    async fn subscribe(&self) {
-        self.client.initialize().await.expect("initialized");
-        let subscribed: Value = self
-            .client
-            .request("resources/subscribe", json!({"uri": MESSAGES}))
-            .await
-            .expect("subscribed");
-        assert_eq!(subscribed, json!({}));
-    }
-
-    /// The next notification, as `{"method", "params"}`.
-    async fn next_note(&mut self) -> Value {
-        let note = tokio::time::timeout(Duration::from_secs(10), self.notes.recv())
-            .await
-            .expect("a notification within 10 s")
-            .expect("the connection is open");
-        let params: Value = note
-            .params
-            .map(|p| serde_json::from_str(p.get()).expect("JSON params"))
-            .unwrap_or(Value::Null);
-        json!({"method": note.method, "params": params})
-    }
-
-    /// The next notification, which must be `method` with `params` (plus the listen's
-    /// subscription id in `_meta` when `listen` is one).
-    async fn expect_note(&mut self, listen: Option<&Value>, method: &str, mut params: Value) {
-        if let Some(id) = listen {
-            params["_meta"] = json!({SUB: id});
-        }
-        let expected = if params.as_object().is_some_and(|p| p.is_empty()) {
-            json!({"method": method, "params": Value::Null})
-        } else {
-            json!({"method": method, "params": params})
-        };
-        assert_eq!(self.next_note().await, expected);
+    /// Listens for `filter`, which the board must honour whole.
+    async fn listen(&self, filter: SubscriptionFilter) -> Listen {
+        let listen = self.client.listen(filter.clone()).await.expect("listening");
+        assert_eq!(listen.honoured(), &filter);
+        listen
     }
 
     /// Calls `tool`; its result as JSON.
@@ -154,6 +97,21 @@ impl Board {
     }
 }
 
+/// The next change `listen` hears.
+async fn next(listen: &mut Listen) -> Change {
+    tokio::time::timeout(Duration::from_secs(10), listen.next())
+        .await
+        .expect("a change within 10 s")
+        .expect("the listen is open")
+        .expect("the listen is not lost")
+}
+
+fn updated() -> Change {
+    Change::ResourceUpdated {
+        uri: MESSAGES.into(),
+    }
+}
+
 /// A board serving HTTP on a free port, started with `args` besides `--http`; its endpoint.
 /// Its log says only what went wrong (a board that cannot start says why).
 fn serve_http(args: &[&str]) -> (ChildGuard, String) {
@@ -174,33 +132,28 @@ fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text in {result}"))
 }
 
-/// The whole board, heard by `board`'s client: as a 2026-07-28 listener when `modern`, else
-/// as a 2025-11-25 session subscribed to `board://messages`.
-async fn tells_what_changed(mut board: Board, modern: bool) {
-    let listen = if modern {
-        let filter = json!({"toolsListChanged": true, "resourcesListChanged": true,
-                            "resourceSubscriptions": [MESSAGES]});
-        Some(board.listen(filter).await)
-    } else {
-        board.subscribe().await;
-        None
-    };
-    let listen = listen.as_ref();
-    let updated = json!({"uri": MESSAGES});
+/// The whole board, heard through `Client::listen` by `board`'s client: as a 2026-07-28
+/// listener (`subscriptions/listen`) when `modern`, else as a 2025-11-25 session (which the
+/// client subscribes to `board://messages`).
+async fn tells_what_changed(board: Board, modern: bool) {
+    if !modern {
+        board.client.initialize().await.expect("initialized");
+    }
+    let filter = SubscriptionFilter::new()
+        .tools_changed()
+        .resources_changed()
+        .resource(MESSAGES);
+    let mut listen = board.listen(filter).await;
 
     // The post also updates `board://topics/rust`, which nobody follows: not sent.
     let posted = board.call("post", json!({"text": "hello #rust"})).await;
     assert_eq!(text(&posted), "Posted: post 1 on the board.");
-    board
-        .expect_note(listen, "notifications/resources/updated", updated.clone())
-        .await;
+    assert_eq!(next(&mut listen).await, updated());
     assert_eq!(board.read(MESSAGES).await, "hello #rust");
 
     let opened = board.call("open_topic", json!({"topic": "rust"})).await;
     assert_eq!(text(&opened), "Opened board://topics/rust.");
-    board
-        .expect_note(listen, "notifications/resources/list_changed", json!({}))
-        .await;
+    assert_eq!(next(&mut listen).await, Change::ResourcesListChanged);
     assert_eq!(
         board.resource_uris().await,
         [MESSAGES, "board://topics/rust"]
@@ -215,25 +168,19 @@ async fn tells_what_changed(mut board: Board, modern: bool) {
 
     let unlocked = board.call("unlock", json!({})).await;
     assert_eq!(text(&unlocked), "Unlocked `clear`.");
-    board
-        .expect_note(listen, "notifications/tools/list_changed", json!({}))
-        .await;
+    assert_eq!(next(&mut listen).await, Change::ToolsListChanged);
     assert_eq!(
         board.tool_names().await,
         ["post", "open_topic", "unlock", "clear"]
     );
     let cleared = board.call("clear", json!({})).await;
     assert_eq!(text(&cleared), "The board is empty.");
-    board
-        .expect_note(listen, "notifications/resources/updated", updated.clone())
-        .await;
+    assert_eq!(next(&mut listen).await, updated());
     assert_eq!(board.read(MESSAGES).await, "");
 
     // Nothing came between: the update of the open topic that `clear` sent is not followed.
     board.call("post", json!({"text": "again"})).await;
-    board
-        .expect_note(listen, "notifications/resources/updated", updated)
-        .await;
+    assert_eq!(next(&mut listen).await, updated());
 }
 
 #[tokio::test]
@@ -282,10 +229,11 @@ async fn a_post_through_one_instance_reaches_a_listener_on_another() {
         return;
     };
     let url = redis.url();
-    let mut first = Board::http(&["--redis", &url]);
+    let first = Board::http(&["--redis", &url]);
     let second = Board::http(&["--redis", &url]);
-    let filter = json!({"resourceSubscriptions": [MESSAGES]});
-    let listen = first.listen(filter).await;
+    let mut listen = first
+        .listen(SubscriptionFilter::new().resource(MESSAGES))
+        .await;
 
     // Pub/sub keeps nothing for a subscriber that is not there yet: wait until both
     // instances' buses are subscribed, with a change the listener did not ask for.
@@ -304,13 +252,7 @@ async fn a_post_through_one_instance_reaches_a_listener_on_another() {
         .call("post", json!({"text": "from the second"}))
         .await;
     assert_eq!(text(&posted), "Posted: post 1 on the board.");
-    first
-        .expect_note(
-            Some(&listen),
-            "notifications/resources/updated",
-            json!({"uri": MESSAGES}),
-        )
-        .await;
+    assert_eq!(next(&mut listen).await, updated());
     assert_eq!(first.read(MESSAGES).await, "from the second");
     assert_eq!(redis.command(&["LLEN", "board:posts"]).expect("LLEN"), ":1");
 }
