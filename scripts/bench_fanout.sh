@@ -6,7 +6,10 @@
 # touch was sent.
 #
 #   scripts/bench_fanout.sh [--duration SECS] [--warmup SECS] [--listeners "1 100 1000"]
-#                           [--peers "mcp mcp-redis py"] [--repeat N]
+#                           [--peers "mcp mcp-redis py"] [--window W] [--repeat N]
+#
+# --window 32 (the default) measures throughput: touches queue behind each other, so the
+# latency includes that queue. --window 1 measures the latency of one update on its own.
 #
 # Peers: `mcp` (examples/bench_server.rs, one instance), `mcp-redis` (two bench_server
 # instances on one real redis-server: listeners on the first, touches through the second), `py`
@@ -20,15 +23,17 @@ DURATION=5
 WARMUP=1
 LISTENERS="1 100 1000"
 PEERS="mcp mcp-redis py"
+WINDOW=32
 REPEAT=1
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --listeners) LISTENERS="$2"; shift 2 ;;
     --peers) PEERS="$2"; shift 2 ;;
+    --window) WINDOW="$2"; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -104,7 +109,7 @@ ready() { "${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$1" --timeout 60 >/dev/null;
 
 {
   echo "date: $(date -Iseconds)"
-  echo "command: scripts/bench_fanout.sh --duration $DURATION --warmup $WARMUP --listeners \"$LISTENERS\" --peers \"$PEERS\" --repeat $REPEAT"
+  echo "command: scripts/bench_fanout.sh --duration $DURATION --warmup $WARMUP --listeners \"$LISTENERS\" --peers \"$PEERS\" --window $WINDOW --repeat $REPEAT"
   echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
   echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
   command -v redis-server >/dev/null && echo "redis: $(redis-server --version)"
@@ -148,7 +153,7 @@ for round in $(seq 1 "$REPEAT"); do
       ready "$url"
       before="$(loadavg)"
       line="$(timeout "$RUN_LIMIT" "${LOADGEN_ON[@]}" "$LOADGEN" fanout --url "$url" "${trigger[@]}" \
-        --listeners "$listeners" --warmup "$WARMUP" --duration "$DURATION" --peer "$peer" \
+        --listeners "$listeners" --window "$WINDOW" --warmup "$WARMUP" --duration "$DURATION" --peer "$peer" \
         "${pids[@]}" 2>>"$OUT/mcpload.log")" || {
         echo "mcpload fanout failed for $peer with $listeners listeners (see $OUT/mcpload.log)" >&2
         tail -n 5 "$OUT/mcpload.log" >&2
@@ -174,10 +179,10 @@ for run in runs:
 med = lambda rs, k: statistics.median(r[k] for r in rs if r[k] is not None)
 print(open(f"{out}/meta.txt").read().strip().replace("\n", "  \n"))
 print()
-print("| peer | listeners | notifications/s | p50 ms | p99 ms | server CPU µs / notification | rounds |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+print("| peer | listeners | window | notifications/s | p50 ms | p99 ms | server CPU µs / notification | rounds |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for (peer, n), rs in sorted(by.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-    print(f"| {peer} | {n} | {med(rs, 'notifications_per_s'):,.0f} | {med(rs, 'p50_ms'):.2f} | "
+    print(f"| {peer} | {n} | {rs[0]['window']} | {med(rs, 'notifications_per_s'):,.0f} | {med(rs, 'p50_ms'):.2f} | "
           f"{med(rs, 'p99_ms'):.2f} | {med(rs, 'server_cpu_us_per_notification'):.2f} | {len(rs)} |")
 peers = {p for p, _ in by}
 if {"mcp", "py"} <= peers:
