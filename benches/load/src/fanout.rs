@@ -17,15 +17,14 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use hdrhistogram::Histogram;
-use http_body_util::{BodyExt, Full};
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
+use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::{
-    BoxError, Connection, MCP_METHOD, MCP_PROTOCOL_VERSION, META, PROTOCOL, Result, Target, Tool,
-    USAGE, cpu_seconds, histogram, round, runtime, status_field,
+    BoxError, Connection, META, Result, Target, Tool, USAGE, cpu_seconds, histogram, round,
+    runtime, status_field,
 };
 
 /// The URI every listener watches and every touch updates.
@@ -247,18 +246,7 @@ async fn open_listen(target: &Target, n: usize) -> Result<Events> {
     tokio::spawn(async move {
         let _ = connection.await;
     });
-    let mut request = hyper::Request::new(Full::new(listen_body(n)));
-    *request.method_mut() = hyper::Method::POST;
-    *request.uri_mut() = target.path.clone();
-    let headers = request.headers_mut();
-    headers.insert(HOST, target.host.clone());
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(
-        ACCEPT,
-        HeaderValue::from_static("application/json, text/event-stream"),
-    );
-    headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(PROTOCOL));
-    headers.insert(MCP_METHOD, HeaderValue::from_static("subscriptions/listen"));
+    let request = crate::post(target, listen_body(n), "subscriptions/listen", None);
     let response = send.send_request(request).await?;
     if response.status() != hyper::StatusCode::OK {
         return Err(format!("listen answered HTTP {}", response.status()).into());

@@ -243,19 +243,7 @@ impl Connection {
     /// POSTs one `tools/call` and returns the body of a 200 answer (the `data:` of its last
     /// event if the server answered with a stream).
     async fn call(&mut self, target: &Target, tool: Tool, body: Bytes) -> Result<Bytes, CallError> {
-        let mut request = hyper::Request::new(Full::new(body));
-        *request.method_mut() = hyper::Method::POST;
-        *request.uri_mut() = target.path.clone();
-        let headers = request.headers_mut();
-        headers.insert(HOST, target.host.clone());
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(
-            ACCEPT,
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-        headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(PROTOCOL));
-        headers.insert(MCP_METHOD, HeaderValue::from_static("tools/call"));
-        headers.insert(MCP_NAME, HeaderValue::from_static(tool.name()));
+        let request = post(target, body, "tools/call", Some(tool.name()));
         self.send
             .ready()
             .await
@@ -288,6 +276,32 @@ impl Connection {
         }
         Ok(body)
     }
+}
+
+/// A 2026-07-28 POST of `body` to the target, with the routing headers of `method` (and the
+/// tool's `name`).
+fn post(
+    target: &Target,
+    body: Bytes,
+    method: &'static str,
+    name: Option<&'static str>,
+) -> hyper::Request<Full<Bytes>> {
+    let mut request = hyper::Request::new(Full::new(body));
+    *request.method_mut() = hyper::Method::POST;
+    *request.uri_mut() = target.path.clone();
+    let headers = request.headers_mut();
+    headers.insert(HOST, target.host.clone());
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(
+        ACCEPT,
+        HeaderValue::from_static("application/json, text/event-stream"),
+    );
+    headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(PROTOCOL));
+    headers.insert(MCP_METHOD, HeaderValue::from_static(method));
+    if let Some(name) = name {
+        headers.insert(MCP_NAME, HeaderValue::from_static(name));
+    }
+    request
 }
 
 #[derive(Clone, Copy)]
