@@ -297,3 +297,51 @@ async fn a_listen_needs_a_client_that_takes_a_stream() {
         .await;
     assert_eq!(reply.error_code(), -32600, "{:?}", reply.json());
 }
+
+/// Reads `events`' raw bytes until a keep-alive comment arrives; the (virtual) time it did.
+async fn next_keep_alive(events: &mut Events) -> tokio::time::Instant {
+    loop {
+        if let Some(at) = find(&events.seen, b": keep-alive\n\n") {
+            events.seen.drain(..at + 14);
+            return tokio::time::Instant::now();
+        }
+        let mut buf = [0u8; 8192];
+        let n = tokio::time::timeout(Duration::from_secs(60), events.stream.read(&mut buf))
+            .await
+            .expect("bytes within 60 s")
+            .expect("read");
+        assert!(n > 0, "the listen stream ended");
+        events.seen.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test]
+async fn a_quiet_listen_stream_gets_a_keep_alive_after_15_s_of_silence() {
+    let server = board();
+    let handle = server.handle();
+    let served = serve(&server).await;
+    let (mut events, _ack) = listen(served.addr, "l-1", json!({"toolsListChanged": true})).await;
+    // From here the clock moves only when everything waits, straight to the next timer.
+    tokio::time::pause();
+    let opened = tokio::time::Instant::now();
+    let first = next_keep_alive(&mut events).await;
+    about(first - opened, Duration::from_secs(15));
+
+    // A change 10 s later restarts the silence: the next keep-alive is 15 s after it.
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    handle.notify(Change::ToolsListChanged);
+    let change = events.next().await.expect("the change");
+    assert_eq!(change["method"], "notifications/tools/list_changed");
+    let second = next_keep_alive(&mut events).await;
+    about(second - first, Duration::from_secs(25));
+    served.stop.cancel();
+}
+
+/// `waited` is `expected`, give or take the timer's millisecond granularity.
+fn about(waited: Duration, expected: Duration) {
+    let slack = Duration::from_millis(50);
+    assert!(
+        waited >= expected && waited <= expected + slack,
+        "waited {waited:?}, not {expected:?}"
+    );
+}
