@@ -627,10 +627,17 @@ async fn this_instances_listeners_hear_exactly_the_changes_that_changed_somethin
 
     handle.add_tools(mcp::tools![clear]).expect("added");
     handle.add_tools(Vec::new()).expect("nothing to add");
+    // Listed exactly as the tool it replaces: what runs changes, the listing does not.
+    handle.add_tools(mcp::tools![echo]).expect("echo again");
     assert!(!handle.remove_tool("nonesuch").expect("tables"));
     let twice = handle.add_tools(mcp::tools![clear, clear]);
     assert!(matches!(twice, Err(ChangeError::Rejected(_))), "{twice:?}");
     assert!(handle.remove_tool("clear").expect("tables"));
+    // Another description under the same name: listed differently.
+    handle.add_tools(mcp::tools![echo_loud]).expect("replaced");
+    handle
+        .add_prompts(mcp::prompts![greeting])
+        .expect("greeting again");
     assert!(!handle.remove_prompt("nonesuch").expect("tables"));
     assert!(handle.remove_prompt("greeting").expect("tables"));
     assert!(!handle.remove_resource("board://nonesuch").expect("tables"));
@@ -647,6 +654,7 @@ async fn this_instances_listeners_hear_exactly_the_changes_that_changed_somethin
     assert_eq!(
         heard,
         [
+            "notifications/tools/list_changed",
             "notifications/tools/list_changed",
             "notifications/tools/list_changed",
             "notifications/prompts/list_changed",

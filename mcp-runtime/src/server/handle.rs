@@ -132,7 +132,8 @@ impl ServerHandle {
     }
 
     /// Adds tools (usually `mcp::tools![…]`), each replacing the tool of the same name if
-    /// there is one; then [`Change::ToolsListChanged`].
+    /// there is one; then [`Change::ToolsListChanged`], unless each one replaced a tool listed
+    /// exactly like it (only what runs changed).
     pub fn add_tools(&self, tools: impl IntoIterator<Item = ToolEntry>) -> Result<(), ChangeError> {
         let live = self.tables("tool")?;
         let change = live.add_tools(tools.into_iter().collect(), self.app_state())?;
@@ -149,7 +150,8 @@ impl ServerHandle {
     }
 
     /// Adds prompts (usually `mcp::prompts![…]`), each replacing the prompt of the same name
-    /// if there is one; then [`Change::PromptsListChanged`].
+    /// if there is one; then [`Change::PromptsListChanged`], unless each one replaced a prompt
+    /// listed exactly like it.
     pub fn add_prompts(
         &self,
         prompts: impl IntoIterator<Item = PromptEntry>,
@@ -169,7 +171,8 @@ impl ServerHandle {
 
     /// Adds resources and resource templates (usually `mcp::resources![…]`), each replacing
     /// the one of the same URI (or URI template) if there is one; then
-    /// [`Change::ResourcesListChanged`]. Completions of a template's variables and
+    /// [`Change::ResourcesListChanged`], unless each one replaced an entry listed exactly like
+    /// it. Completions of a template's variables and
     /// `resources/subscribe` follow.
     pub fn add_resources(
         &self,

@@ -73,15 +73,21 @@ impl LiveTables {
                 return None;
             }
             let mut all = t.tools.clone();
+            let mut relisted = false;
             for entry in tools {
-                upsert(&mut all, entry, |e| e.tool.name.as_str());
+                relisted |= upsert(
+                    &mut all,
+                    entry,
+                    |e| e.tool.name.as_str(),
+                    |a, b| a.tool == b.tool,
+                );
             }
             let versions = Versions {
-                tools: t.versions.tools + 1,
+                tools: t.versions.tools + u64::from(relisted),
                 ..t.versions
             };
             let next = Tables::new(all, t.prompts.clone(), t.resources.clone(), versions);
-            Some((next, Change::ToolsListChanged))
+            Some((next, relisted.then_some(Change::ToolsListChanged)))
         }))
     }
 
@@ -93,7 +99,7 @@ impl LiveTables {
                 ..t.versions
             };
             let next = Tables::new(all, t.prompts.clone(), t.resources.clone(), versions);
-            Some((next, Change::ToolsListChanged))
+            Some((next, Some(Change::ToolsListChanged)))
         })
     }
 
@@ -108,15 +114,21 @@ impl LiveTables {
                 return None;
             }
             let mut all = t.prompts.clone();
+            let mut relisted = false;
             for entry in prompts {
-                upsert(&mut all, entry, |e| e.prompt.name.as_str());
+                relisted |= upsert(
+                    &mut all,
+                    entry,
+                    |e| e.prompt.name.as_str(),
+                    |a, b| a.prompt == b.prompt,
+                );
             }
             let versions = Versions {
-                prompts: t.versions.prompts + 1,
+                prompts: t.versions.prompts + u64::from(relisted),
                 ..t.versions
             };
             let next = Tables::new(t.tools.clone(), all, t.resources.clone(), versions);
-            Some((next, Change::PromptsListChanged))
+            Some((next, relisted.then_some(Change::PromptsListChanged)))
         }))
     }
 
@@ -128,7 +140,7 @@ impl LiveTables {
                 ..t.versions
             };
             let next = Tables::new(t.tools.clone(), all, t.resources.clone(), versions);
-            Some((next, Change::PromptsListChanged))
+            Some((next, Some(Change::PromptsListChanged)))
         })
     }
 
@@ -143,15 +155,18 @@ impl LiveTables {
                 return None;
             }
             let mut all = t.resources.clone();
+            let mut relisted = false;
             for entry in resources {
-                upsert(&mut all, entry, ResourceEntry::uri);
+                relisted |= upsert(&mut all, entry, ResourceEntry::uri, |a, b| {
+                    a.listing == b.listing
+                });
             }
             let versions = Versions {
-                resources: t.versions.resources + 1,
+                resources: t.versions.resources + u64::from(relisted),
                 ..t.versions
             };
             let next = Tables::new(t.tools.clone(), t.prompts.clone(), all, versions);
-            Some((next, Change::ResourcesListChanged))
+            Some((next, relisted.then_some(Change::ResourcesListChanged)))
         }))
     }
 
@@ -163,28 +178,45 @@ impl LiveTables {
                 ..t.versions
             };
             let next = Tables::new(t.tools.clone(), t.prompts.clone(), all, versions);
-            Some((next, Change::ResourcesListChanged))
+            Some((next, Some(Change::ResourcesListChanged)))
         })
     }
 
     /// Builds the next tables from the current ones with `next` (which says `None` when it
-    /// changes nothing) and swaps them in.
-    fn change(&self, next: impl FnOnce(&Tables) -> Option<(Tables, Change)>) -> Option<Change> {
+    /// changes nothing) and swaps them in; the change to announce, if the listing changed.
+    fn change(
+        &self,
+        next: impl FnOnce(&Tables) -> Option<(Tables, Option<Change>)>,
+    ) -> Option<Change> {
         let _writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
         let current = self.read().clone();
         // Built outside the swap, so readers wait only for the pointer to change.
         let (tables, change) = next(&current)?;
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(tables);
-        Some(change)
+        change
     }
 }
 
 /// Replaces the entry `key` names in place (a replaced tool keeps its place in the listing),
-/// or appends it.
-fn upsert<E>(all: &mut Vec<E>, entry: E, key: impl Fn(&E) -> &str) {
+/// or appends it; whether the listing changed. A replacement listed exactly as the entry it
+/// replaces (same name, description, schema…) changes only what runs: clients have nothing to
+/// list again, and their cursors stay good.
+fn upsert<E>(
+    all: &mut Vec<E>,
+    entry: E,
+    key: impl Fn(&E) -> &str,
+    listed_alike: impl Fn(&E, &E) -> bool,
+) -> bool {
     match all.iter().position(|e| key(e) == key(&entry)) {
-        Some(i) => all[i] = entry,
-        None => all.push(entry),
+        Some(i) => {
+            let relisted = !listed_alike(&all[i], &entry);
+            all[i] = entry;
+            relisted
+        }
+        None => {
+            all.push(entry);
+            true
+        }
     }
 }
 

@@ -94,7 +94,7 @@ pub struct ResourceEntry {
 }
 
 /// Where a resource is listed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Listing {
     Static(Resource),
     Template(ResourceTemplate),
