@@ -337,10 +337,8 @@ async fn main() -> anyhow::Result<()> {
     });
     match http {
         None => server.serve_stdio().await?,
-        Some(addr) => {
-            eprintln!("serving http://{addr}/mcp");
-            server.serve_http(addr).await?;
-        }
+        // Logs the endpoint once it listens (the port too, for `--http 127.0.0.1:0`).
+        Some(addr) => server.serve_http(addr).await?,
     }
     Ok(())
 }

@@ -15,6 +15,8 @@ impl Server {
     /// Serves MCP over Streamable HTTP at `http://addr/mcp` (the path, hosts, authorization and
     /// limits as the server was built with) until Ctrl-C or SIGTERM; then it stops accepting,
     /// and in-flight requests finish first, for up to the grace period (30 s unless set).
+    /// Once listening it logs the endpoint at INFO (`serving MCP endpoint=http://…`), with the
+    /// port the system chose when `addr` asks for port 0.
     ///
     /// To mount the endpoint in an axum application, or to serve on a listener and a shutdown
     /// signal of your own, use [`HttpTransport`](crate::transport::http::HttpTransport).
@@ -24,6 +26,10 @@ impl Server {
         // Installed before listening: a supervisor may signal as soon as the port is open.
         let signal = shutdown_signal();
         let listener = listen(addr).await?;
+        if let Ok(bound) = listener.local_addr() {
+            let path = &self.http_settings().path;
+            tracing::info!(endpoint = %format!("http://{bound}{path}"), "serving MCP");
+        }
         let mut transport = HttpTransport::new(self.clone());
         if self.http_settings().grace_period.is_none() {
             transport = transport.grace_period(DEFAULT_GRACE_PERIOD);

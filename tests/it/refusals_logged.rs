@@ -1,6 +1,7 @@
 //! Every request the server refuses is logged once, with its reason, at a level an operator
 //! sees with a subscriber at `info`: client mistakes at INFO, refusals that protect the server
-//! at WARN (and those only once, where the cause is known).
+//! at WARN (and those only once, where the cause is known). And `serve_http` logs where it
+//! listens.
 //!
 //! The subscriber is this thread's only (the tests share a process), and the runtime is
 //! single-threaded so the server's tasks log on this thread too.
@@ -133,4 +134,44 @@ async fn stream_refusals_and_bad_tool_arguments_are_logged() {
         "INFO",
         &["refused a tool call", "`times`"],
     );
+}
+
+#[cfg(feature = "http")]
+#[tokio::test(flavor = "current_thread")]
+async fn serve_http_logs_the_endpoint_with_the_port_the_system_chose() {
+    let (log, _guard) = CapturedLog::start();
+    let serving = tokio::spawn(mcp::McpServer::new("knobs").serve_http("127.0.0.1:0"));
+    let mut endpoint = None;
+    for _ in 0..500 {
+        endpoint = log
+            .text()
+            .lines()
+            .find(|l| l.contains("INFO") && l.contains("serving MCP"))
+            .and_then(|l| l.split("endpoint=").nth(1))
+            .map(|e| e.trim().to_owned());
+        if endpoint.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let endpoint = endpoint.unwrap_or_else(|| panic!("no endpoint logged: {}", log.text()));
+    let addr = endpoint
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/mcp"))
+        .unwrap_or_else(|| panic!("not an endpoint: {endpoint}"));
+    let port: u16 = addr
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port");
+    assert_ne!(port, 0, "the port the system chose, not 0");
+    let answer = post(
+        addr.parse().expect("an address"),
+        modern(1, "server/discover", json!({})),
+    )
+    .routing("server/discover", None)
+    .send()
+    .await;
+    assert!(answer.json().get("result").is_some(), "{}", answer.json());
+    serving.abort();
 }
