@@ -19,6 +19,7 @@ mod client_rounds;
 mod client_server;
 mod elicit_url;
 mod elicitation_schemas;
+mod extensions;
 mod fleet;
 mod handler_panics;
 mod hostile_http;

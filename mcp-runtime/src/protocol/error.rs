@@ -146,6 +146,22 @@ impl McpError {
             .with_data(json!({ "requiredCapabilities": required }))
     }
 
+    /// -32021 for a request that needs extension `id`, which the client did not declare on it:
+    /// `requiredCapabilities` is `{"extensions": {id: {}}}`.
+    ///
+    /// ```
+    /// use mcp::protocol::McpError;
+    /// let e = McpError::missing_extension("Tasks need the tasks extension", "io.modelcontextprotocol/tasks");
+    /// assert_eq!(e.code, -32021);
+    /// assert_eq!(
+    ///     e.data.unwrap()["requiredCapabilities"],
+    ///     serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    /// );
+    /// ```
+    pub fn missing_extension(detail: impl Into<Cow<'static, str>>, id: &str) -> Self {
+        Self::missing_capability(detail, &ClientCapabilities::default().with_extension(id))
+    }
+
     /// -32042, 2025-11-25 only: the request cannot go on until the user has completed these
     /// URL elicitations (each with its `elicitationId`); the client may retry it afterwards.
     /// The 2026-07-28 wire retired this code: ask there with an `InputRequiredResult`.

@@ -43,3 +43,23 @@ pub const LEGACY_ONLY: &[&str] = &[
 /// Methods whose params may carry `inputResponses` / `requestState`, and whose result may be
 /// an `InputRequiredResult`.
 pub const MULTI_ROUND: &[&str] = &[TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];
+
+/// Every request method of the core protocol, of either revision: an extension may not serve
+/// one of these.
+pub const CORE: &[&str] = &[
+    DISCOVER,
+    INITIALIZE,
+    PING,
+    TOOLS_LIST,
+    TOOLS_CALL,
+    PROMPTS_LIST,
+    PROMPTS_GET,
+    RESOURCES_LIST,
+    RESOURCE_TEMPLATES_LIST,
+    RESOURCES_READ,
+    RESOURCES_SUBSCRIBE,
+    RESOURCES_UNSUBSCRIBE,
+    COMPLETE,
+    SET_LEVEL,
+    SUBSCRIPTIONS_LISTEN,
+];

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::completion::CompleteResult;
+use super::extension_result::ExtensionResult;
 use super::lifecycle::{DiscoverResult, EmptyResult, Implementation};
 use super::listen::ListenResult;
 use super::meta::{CacheHint, ResultMeta, ResultType};
@@ -92,6 +93,13 @@ cacheable_results!(
 impl WireResult for InputRequiredResult {
     fn fill(&mut self, fields: &ResultFields) {
         fill_type(&mut self.result_type, fields, ResultType::InputRequired);
+        fill_meta(&mut self.meta, fields);
+    }
+}
+
+impl WireResult for ExtensionResult {
+    fn fill(&mut self, fields: &ResultFields) {
+        self.typed = fields.generation == Generation::V2026_07_28;
         fill_meta(&mut self.meta, fields);
     }
 }

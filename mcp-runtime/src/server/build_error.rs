@@ -6,14 +6,14 @@ use crate::state::ConfigError;
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    /// Two tools, prompts or resources share a name (or URI).
+    /// Two tools, prompts or resources share a name (or URI), or two extensions an id.
     #[error(
         "two {kind}s are named `{name}` (registrations #{first} and #{second}); {kind} names must be unique"
     )]
     Duplicate {
-        /// `tool`, `prompt` or `resource`.
+        /// `tool`, `prompt`, `resource` or `extension`.
         kind: &'static str,
-        /// The name or URI.
+        /// The name, URI or id.
         name: String,
         /// Position of the first registration (from 1).
         first: usize,
@@ -53,6 +53,28 @@ pub enum BuildError {
         name: String,
         /// What is wrong.
         reason: String,
+    },
+    /// An extension is unusable as registered: an id outside the grammar, settings that are
+    /// not an object, a method name no request can carry.
+    #[error("extension `{id}` cannot be registered: {reason}")]
+    InvalidExtension {
+        /// The extension's id, as given.
+        id: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An extension claims a method or `resultType` value the core protocol or another
+    /// extension already has.
+    #[error("extension `{extension}` cannot take the {what} `{name}`: {holder} has it")]
+    ExtensionConflict {
+        /// The extension registered second.
+        extension: String,
+        /// `method` or `resultType`.
+        what: &'static str,
+        /// The method name or `resultType` value.
+        name: String,
+        /// Who has it: "the core protocol", or "extension `com.example/other`".
+        holder: String,
     },
     /// The request-state policy is unusable.
     #[error(transparent)]

@@ -8,8 +8,8 @@ use crate::protocol::{
     CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, GetPromptParams,
     GetPromptResult, Implementation, ListChangedCapability, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, McpError,
-    Outcome, PaginatedParams, Prompt, ReadResourceParams, ReadResourceResult, Resource,
-    ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
+    PaginatedParams, Prompt, ReadResourceParams, ReadResourceResult, Resource, ResourceTemplate,
+    ResourcesCapability, ServerCapabilities, Tool,
 };
 
 use crate::boxed::BoxFuture;
@@ -20,6 +20,7 @@ use super::Server;
 use super::app_state::AppState;
 use super::build_error::BuildError;
 use super::context::Context;
+use super::extension::{ExtendedOutcome, Extension, Extensions};
 use super::handlers::{Handler, erase};
 #[cfg(feature = "http")]
 use super::http_settings::HttpSettings;
@@ -42,20 +43,21 @@ pub(crate) type NotificationHook = Arc<dyn Fn(Context) -> BoxFuture<()> + Send +
 #[derive(Default)]
 pub(crate) struct Handlers {
     pub list_tools: Option<Handler<PaginatedParams, ListToolsResult>>,
-    pub call_tool: Option<Handler<CallToolParams, Outcome<CallToolResult>>>,
+    pub call_tool: Option<Handler<CallToolParams, ExtendedOutcome<CallToolResult>>>,
     pub list_prompts: Option<Handler<PaginatedParams, ListPromptsResult>>,
-    pub get_prompt: Option<Handler<GetPromptParams, Outcome<GetPromptResult>>>,
+    pub get_prompt: Option<Handler<GetPromptParams, ExtendedOutcome<GetPromptResult>>>,
     pub list_resources: Option<Handler<PaginatedParams, ListResourcesResult>>,
     pub list_resource_templates: Option<Handler<PaginatedParams, ListResourceTemplatesResult>>,
-    pub read_resource: Option<Handler<ReadResourceParams, Outcome<ReadResourceResult>>>,
+    pub read_resource: Option<Handler<ReadResourceParams, ExtendedOutcome<ReadResourceResult>>>,
     pub complete: Option<Handler<CompleteParams, CompleteResult>>,
 }
 
 /// Builds a low-level [`Server`]: one handler per method.
 ///
 /// `on_call_tool`, `on_get_prompt` and `on_read_resource` may finish or ask for input
-/// (their closures return anything that converts into [`Outcome`]); every other handler returns
-/// its plain result type, so asking for input from, say, `tools/list` does not compile.
+/// (their closures return anything that converts into [`ExtendedOutcome`]: the result, an
+/// `InputRequiredResult`, an `Outcome`, or an [`Extension`]'s result); every other handler
+/// returns its plain result type, so asking for input from, say, `tools/list` does not compile.
 ///
 /// ```
 /// use mcp::protocol::{CallToolResult, Implementation, Tool};
@@ -86,6 +88,7 @@ pub struct ServerBuilder {
     pub(crate) default_log_level: Option<LoggingLevel>,
     pub(crate) roots_list_changed: Option<NotificationHook>,
     security: Option<RequestStateSecurity>,
+    extensions: Vec<Extension>,
     pub(crate) app_state: AppState,
     pub(crate) bus: Arc<dyn NotificationBus>,
     /// The tables of an `McpServer`, which its handle may change while it runs.
@@ -129,6 +132,7 @@ impl ServerBuilder {
             default_log_level: Some(DEFAULT_LOG_LEVEL),
             roots_list_changed: None,
             security: None,
+            extensions: Vec::new(),
             app_state: AppState::default(),
             bus: Arc::new(LocalBus::new()),
             live: None,
@@ -277,13 +281,13 @@ impl ServerBuilder {
         self
     }
 
-    /// Handles `tools/call`: return a `CallToolResult`, an `InputRequiredResult`, or an
-    /// [`Outcome`].
+    /// Handles `tools/call`: return a `CallToolResult`, an `InputRequiredResult`, an
+    /// `Outcome`, or an [`ExtendedOutcome`] (which may be an extension's result).
     pub fn on_call_tool<F, Fut, O>(mut self, f: F) -> Self
     where
         F: Fn(Context, CallToolParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
-        O: Into<Outcome<CallToolResult>> + 'static,
+        O: Into<ExtendedOutcome<CallToolResult>> + 'static,
     {
         self.handlers.call_tool = Some(erase(f));
         self
@@ -307,13 +311,13 @@ impl ServerBuilder {
         self
     }
 
-    /// Handles `prompts/get`: return a `GetPromptResult`, an `InputRequiredResult`, or an
-    /// [`Outcome`].
+    /// Handles `prompts/get`: return a `GetPromptResult`, an `InputRequiredResult`, an
+    /// `Outcome`, or an [`ExtendedOutcome`].
     pub fn on_get_prompt<F, Fut, O>(mut self, f: F) -> Self
     where
         F: Fn(Context, GetPromptParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
-        O: Into<Outcome<GetPromptResult>> + 'static,
+        O: Into<ExtendedOutcome<GetPromptResult>> + 'static,
     {
         self.handlers.get_prompt = Some(erase(f));
         self
@@ -355,13 +359,13 @@ impl ServerBuilder {
         self
     }
 
-    /// Handles `resources/read`: return a `ReadResourceResult`, an `InputRequiredResult`, or
-    /// an [`Outcome`]. A missing resource is [`McpError::resource_not_found`].
+    /// Handles `resources/read`: return a `ReadResourceResult`, an `InputRequiredResult`, an
+    /// `Outcome`, or an [`ExtendedOutcome`]. A missing resource is [`McpError::resource_not_found`].
     pub fn on_read_resource<F, Fut, O>(mut self, f: F) -> Self
     where
         F: Fn(Context, ReadResourceParams) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<O, McpError>> + Send + 'static,
-        O: Into<Outcome<ReadResourceResult>> + 'static,
+        O: Into<ExtendedOutcome<ReadResourceResult>> + 'static,
     {
         self.handlers.read_resource = Some(erase(f));
         self
@@ -405,8 +409,28 @@ impl ServerBuilder {
         self
     }
 
-    /// The capabilities implied by the registered handlers.
-    fn capabilities(&self) -> ServerCapabilities {
+    /// Adds `extension`: advertised by `server/discover`, its methods served to the 2026-07-28
+    /// clients that declare it (see [`Extension`]). [`build`](Self::build) checks its id and
+    /// refuses an id registered twice, and a method or `resultType` the core protocol or
+    /// another extension has, naming both.
+    ///
+    /// ```
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::{Extension, Server};
+    ///
+    /// let server = Server::builder(Implementation::new("apps", "1.0.0"))
+    ///     .extension(Extension::new("io.modelcontextprotocol/ui"))
+    ///     .build()?;
+    /// assert!(server.capabilities().extensions.is_some_and(|e| e.contains_key("io.modelcontextprotocol/ui")));
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn extension(mut self, extension: Extension) -> Self {
+        self.extensions.push(extension);
+        self
+    }
+
+    /// The capabilities implied by the registered handlers and extensions.
+    fn capabilities(&self, extensions: &Extensions) -> ServerCapabilities {
         let h = &self.handlers;
         let empty = || Some(Default::default());
         // Every kind served can change: the application announces it through the server's
@@ -427,6 +451,7 @@ impl ServerBuilder {
             }),
             completions: h.complete.as_ref().and_then(|_| empty()),
             logging: if self.logging { empty() } else { None },
+            extensions: extensions.advertised(),
             ..ServerCapabilities::default()
         }
     }
@@ -486,6 +511,7 @@ impl ServerBuilder {
     /// Checks the settings and finishes the server.
     pub fn build(mut self) -> Result<Server, BuildError> {
         check_urls(&self.info)?;
+        let extensions = Extensions::new(std::mem::take(&mut self.extensions))?;
         let state = match self.security.take() {
             Some(security) => Some(StateBoundary::new(security, &self.info.name)?),
             None => None,
@@ -516,8 +542,8 @@ impl ServerBuilder {
             let handler = fixed_listing(templates, page_size, hints.resources);
             self.handlers.list_resource_templates = Some(handler);
         }
-        let capabilities = self.capabilities();
-        Ok(Server::from_builder(self, capabilities, state))
+        let capabilities = self.capabilities(&extensions);
+        Ok(Server::from_builder(self, capabilities, extensions, state))
     }
 }
 

@@ -138,6 +138,34 @@ impl Context {
         &self.inner.admitted.client_capabilities
     }
 
+    /// The settings the client declared on this request for extension `id`, if it did and
+    /// this server has that [`Extension`](super::Extension): whether the two negotiated it.
+    /// Always `None` on 2025-11-25, where extensions are not negotiated (see
+    /// [`Extension`](super::Extension)).
+    ///
+    /// A handler asks this before answering in a way only the extension's clients understand
+    /// (the tasks extension, before answering `tools/call` with a task).
+    ///
+    /// ```
+    /// use mcp::server::Context;
+    ///
+    /// fn wants_loud_echo(ctx: &Context) -> bool {
+    ///     ctx.client_extension("com.example/echo")
+    ///         .and_then(|settings| settings.get("loud"))
+    ///         .and_then(serde_json::Value::as_bool)
+    ///         .unwrap_or(false)
+    /// }
+    /// ```
+    pub fn client_extension(&self, id: &str) -> Option<&JsonObject> {
+        if self.generation() != Generation::V2026_07_28
+            || !self.inner.server.inner.extensions.has(id)
+        {
+            return None;
+        }
+        let declared = self.client_capabilities().extensions.as_ref()?;
+        declared.get(id)?.as_object()
+    }
+
     /// The client's self-reported identity: for display and logs, never for security.
     pub fn client_info(&self) -> Option<&Implementation> {
         self.inner.admitted.client_info.as_ref()

@@ -52,9 +52,12 @@ impl Server {
                 "The session is already initialized",
             ));
         }
+        let mut capabilities = self.capabilities();
+        // Extensions are negotiated per request on 2026-07-28 only (see `Extension`).
+        capabilities.extensions = None;
         let result = InitializeResult {
             protocol_version: version.to_owned(),
-            capabilities: self.capabilities(),
+            capabilities,
             server_info: (*self.inner.info).clone(),
             instructions: self.inner.instructions.clone(),
             meta: None,

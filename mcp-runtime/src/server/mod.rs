@@ -10,6 +10,7 @@ mod build_error;
 mod builder;
 mod connection;
 mod context;
+mod extension;
 mod fanout;
 mod gate;
 mod handle;
@@ -38,6 +39,7 @@ pub use builder::{
 pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_LISTENS, MAX_SUBSCRIPTIONS};
 pub use context::Context;
+pub use extension::{ExtendedOutcome, Extension};
 pub use fanout::LISTENER_QUEUE;
 pub(crate) use fanout::{Interest, Listener, Lists, may_have_changed};
 pub use handle::{ChangeError, ServerHandle};
@@ -74,6 +76,7 @@ struct Inner {
     instructions: Option<String>,
     capabilities: ServerCapabilities,
     handlers: Handlers,
+    extensions: extension::Extensions,
     max_message_size: usize,
     max_requests_in_flight: usize,
     /// `None`: unknown (a listing handler of the application's), so any URI may be subscribed.
@@ -105,6 +108,7 @@ impl Server {
     fn from_builder(
         b: ServerBuilder,
         capabilities: ServerCapabilities,
+        extensions: extension::Extensions,
         state: Option<StateBoundary>,
     ) -> Self {
         let info = Arc::new(b.info);
@@ -125,6 +129,7 @@ impl Server {
                 instructions: b.instructions,
                 capabilities,
                 handlers: b.handlers,
+                extensions,
                 max_message_size: b.max_message_size,
                 max_requests_in_flight: b.max_requests_in_flight,
                 resource_exists: b.resource_exists,
@@ -185,7 +190,8 @@ impl Server {
     }
 
     /// What it advertises now. An [`McpServer`]'s follow its tables, which a
-    /// [`ServerHandle`] may change while it runs.
+    /// [`ServerHandle`] may change while it runs. `extensions` (its [`Extension`]s) goes out
+    /// on 2026-07-28 `server/discover` only, never in a 2025-11-25 `initialize`.
     pub fn capabilities(&self) -> ServerCapabilities {
         let mut capabilities = self.inner.capabilities.clone();
         if let Some(live) = &self.inner.live {

@@ -6,12 +6,13 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{
     ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
-    Outcome, RawRequest, RequestId, WireResult, decode_params, methods, result_line,
+    RawRequest, RequestId, WireResult, decode_params, methods, result_line,
 };
 
 use super::Server;
 use super::answer::Exchange;
 use super::context::Context;
+use super::extension::ExtendedOutcome;
 use super::gate::{GateInput, StateField, admit};
 use super::handlers::Handler;
 use super::refusal;
@@ -115,7 +116,7 @@ impl Server {
                 self.multi_round(id, ctx, params, state, handler, method)
                     .await
             }
-            _ => Err(McpError::method_not_found(method)),
+            _ => self.extension_method(id, ctx, method, params).await,
         }
     }
 
@@ -140,14 +141,14 @@ impl Server {
     }
 
     /// `tools/call`, `prompts/get`, `resources/read`: the state goes in opened and comes out
-    /// sealed, and the handler may ask for input.
+    /// sealed, and the handler may ask for input or answer with an extension's result.
     async fn multi_round<P, R>(
         &self,
         id: &RequestId,
         ctx: Context,
         params: Option<&RawValue>,
         state: StateField,
-        handler: Option<&Handler<P, Outcome<R>>>,
+        handler: Option<&Handler<P, ExtendedOutcome<R>>>,
         method: &str,
     ) -> Result<String, McpError>
     where
@@ -176,8 +177,12 @@ impl Server {
         // questions against them is the exception, and futures this size are moved about.
         let asker = ctx.clone();
         match handler(ctx, decoded).await? {
-            Outcome::Complete(result) => Ok(self.result_line(id, generation, result)),
-            Outcome::InputRequired(ask) => {
+            ExtendedOutcome::Complete(result) => Ok(self.result_line(id, generation, result)),
+            ExtendedOutcome::Extension(result) => {
+                let result = self.extension_answer(method, result, &asker)?;
+                Ok(self.result_line(id, generation, result))
+            }
+            ExtendedOutcome::InputRequired(ask) => {
                 let capabilities = asker.client_capabilities();
                 let mut ask = check_input_required(ask, generation, capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {

@@ -16,7 +16,7 @@ use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
 use super::tools::ToolEntry;
-use crate::server::{BuildError, Context, Server, ServerBuilder};
+use crate::server::{BuildError, Context, Extension, Server, ServerBuilder};
 
 /// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
 /// `mcp` facade crate for the macros).
@@ -137,6 +137,27 @@ impl McpServer {
     /// Registers resources and resource templates, usually `mcp::resources![a, b]`.
     pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
         self.resources.extend(resources);
+        self
+    }
+
+    /// Adds `extension`: advertised by `server/discover` and served beside the tools, prompts
+    /// and resources (see [`ServerBuilder::extension`] and [`Extension`]).
+    ///
+    /// ```
+    /// use mcp::protocol::McpError;
+    /// use mcp::server::{Context, Extension, McpServer};
+    ///
+    /// let server = McpServer::new("echo")
+    ///     .extension(Extension::new("com.example/echo").method(
+    ///         "echo/say",
+    ///         |_ctx: Context, params: serde_json::Value| async move { Ok::<_, McpError>(params) },
+    ///     ))
+    ///     .build()?;
+    /// assert!(server.capabilities().extensions.is_some());
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn extension(mut self, extension: Extension) -> Self {
+        self.builder = self.builder.extension(extension);
         self
     }
 
