@@ -164,14 +164,13 @@ async fn listen(
     n: usize,
     acknowledged: tokio::sync::mpsc::Sender<Result<(), String>>,
 ) {
-    let events = match open_listen(target, n).await {
+    let mut events = match open_listen(target, n).await {
         Ok(events) => events,
         Err(e) => {
             let _ = acknowledged.send(Err(e.to_string())).await;
             return;
         }
     };
-    let mut events = events;
     match events.next().await {
         Some(Ok(event)) if event.contains("notifications/subscriptions/acknowledged") => {
             let _ = acknowledged.send(Ok(())).await;
@@ -366,14 +365,13 @@ pub(crate) fn fanout_command(options: FanoutOptions) -> Result<()> {
         }
         let start = Instant::now();
         let (measure_from, end) = (start + warmup, start + warmup + duration);
-        let cpu_at = |pids: &[u32]| cpu_of(pids);
         let measuring = tokio::spawn({
             let pids = options.server_pids.clone();
             async move {
                 tokio::time::sleep_until(measure_from).await;
-                let before = cpu_at(&pids);
+                let before = cpu_of(&pids);
                 tokio::time::sleep_until(end).await;
-                before.zip(cpu_at(&pids)).map(|(a, b)| b - a)
+                before.zip(cpu_of(&pids)).map(|(a, b)| b - a)
             }
         });
         let sent = touch(trigger, &board, options.window, measure_from, end).await?;
