@@ -7,9 +7,10 @@
 //! A piece two layers need lives in the lowest layer that needs it. Bottom first:
 //!
 //! 1. [`protocol`]: JSON-RPC 2.0, the MCP types of 2026-07-28 and 2025-11-25, and the
-//!    canonical JSON that digests and claims are computed over. Beside it, three pieces with
-//!    no dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
-//!    ([`auth::Identity`]), and catching a handler's panic.
+//!    canonical JSON that digests and claims are computed over. Beside it, pieces with no
+//!    dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
+//!    ([`auth::Identity`]), catching a handler's panic, and (feature `redis`) the back-off
+//!    between attempts to reach Redis.
 //! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
 //!    caller's identity.
 //! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
@@ -30,6 +31,8 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
+#[cfg(feature = "redis")]
+mod backoff;
 mod boxed;
 pub mod client;
 mod error;
