@@ -13,6 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["push"],
     &["server"],
     &["resolve"],
+    &["tasks"],
     &["transport"],
     &["client"],
     &["error"],

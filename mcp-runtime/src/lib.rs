@@ -20,11 +20,14 @@
 //!    state boundary, the request [`Context`](server::Context)) and the
 //!    [`McpServer`](server::McpServer) registry the macros feed. It knows no transport.
 //! 6. [`resolve`]: Resolve parameters, the questions a function asks through its context.
-//! 7. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
+//! 7. [`tasks`]: where the tasks of the tasks extension live
+//!    ([`MemoryTaskStore`](tasks::MemoryTaskStore), a Redis one with `redis`), so that any
+//!    instance of a fleet answers for a task running on another.
+//! 8. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
 //!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
-//! 8. [`client`]: a client of both generations over any transport.
-//! 9. [`Error`]: the one error a `main` returns, whatever failed.
-//! 10. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
+//! 9. [`client`]: a client of both generations over any transport.
+//! 10. [`Error`]: the one error a `main` returns, whatever failed.
+//! 11. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
 //!     only place that joins a server to a transport.
 //!
 //! Above them all, `__private` names what macro-generated code uses.
@@ -44,6 +47,7 @@ pub mod resolve;
 mod serve;
 pub mod server;
 pub mod state;
+pub mod tasks;
 pub mod transport;
 
 pub use boxed::{BoxError, BoxFuture};
