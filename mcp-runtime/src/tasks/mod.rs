@@ -57,6 +57,8 @@ mod id;
 mod limits;
 mod memory;
 mod record;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod timestamp;
 mod watch;
 
@@ -65,6 +67,11 @@ pub use id::TASK_ID_LEN;
 pub use limits::{DEFAULT_MAX_TTL, DEFAULT_PER_OWNER, DEFAULT_TOTAL, TaskLimits};
 pub use memory::MemoryTaskStore;
 pub use record::{Inbox, Refusal, TaskRecord, TaskState, TaskStatus, UpdateOutcome};
+#[cfg(feature = "redis")]
+pub use redis_store::{
+    REDIS_TASKS_LEASE, REDIS_TASKS_PREFIX, REDIS_TASKS_TIMEOUT, RedisTaskStore,
+    RedisTaskStoreBuilder, RedisTaskStoreError,
+};
 pub use timestamp::Timestamp;
 pub use watch::{TaskWatch, Watchers};
 
