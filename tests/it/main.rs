@@ -47,3 +47,4 @@ mod resume_elsewhere;
 mod runtime_changes;
 mod server_knobs;
 mod shutdown;
+mod task_store;
