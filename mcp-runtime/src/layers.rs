@@ -7,12 +7,13 @@ use std::path::Path;
 /// The layers, bottom first. A module of one layer may import from any layer below it and
 /// from nothing beside or above it. (This file, the checker, is test code and not in it.)
 const LAYERS: &[&[&str]] = &[
-    &["protocol", "boxed", "identity", "panics"],
+    &["protocol", "boxed", "identity", "panics", "backoff"],
     &["state"],
     &["auth"],
     &["push"],
     &["server"],
     &["resolve"],
+    &["tasks"],
     &["transport"],
     &["client"],
     &["error"],

@@ -7,9 +7,10 @@
 //! A piece two layers need lives in the lowest layer that needs it. Bottom first:
 //!
 //! 1. [`protocol`]: JSON-RPC 2.0, the MCP types of 2026-07-28 and 2025-11-25, and the
-//!    canonical JSON that digests and claims are computed over. Beside it, three pieces with
-//!    no dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
-//!    ([`auth::Identity`]), and catching a handler's panic.
+//!    canonical JSON that digests and claims are computed over. Beside it, pieces with no
+//!    dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
+//!    ([`auth::Identity`]), catching a handler's panic, and (feature `redis`) the back-off
+//!    between attempts to reach Redis.
 //! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
 //!    caller's identity.
 //! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
@@ -19,17 +20,22 @@
 //!    state boundary, the request [`Context`](server::Context)) and the
 //!    [`McpServer`](server::McpServer) registry the macros feed. It knows no transport.
 //! 6. [`resolve`]: Resolve parameters, the questions a function asks through its context.
-//! 7. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
+//! 7. [`tasks`]: where the tasks of the tasks extension live
+//!    ([`MemoryTaskStore`](tasks::MemoryTaskStore), a Redis one with `redis`), so that any
+//!    instance of a fleet answers for a task running on another.
+//! 8. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
 //!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
-//! 8. [`client`]: a client of both generations over any transport.
-//! 9. [`Error`]: the one error a `main` returns, whatever failed.
-//! 10. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
+//! 9. [`client`]: a client of both generations over any transport.
+//! 10. [`Error`]: the one error a `main` returns, whatever failed.
+//! 11. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
 //!     only place that joins a server to a transport.
 //!
 //! Above them all, `__private` names what macro-generated code uses.
 #![forbid(unsafe_code)]
 
 pub mod auth;
+#[cfg(feature = "redis")]
+mod backoff;
 mod boxed;
 pub mod client;
 mod error;
@@ -41,6 +47,7 @@ pub mod resolve;
 mod serve;
 pub mod server;
 pub mod state;
+pub mod tasks;
 pub mod transport;
 
 pub use boxed::{BoxError, BoxFuture};

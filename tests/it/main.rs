@@ -49,3 +49,4 @@ mod resume_elsewhere;
 mod runtime_changes;
 mod server_knobs;
 mod shutdown;
+mod task_store;

@@ -1,6 +1,5 @@
 //! The bus of a fleet: Redis pub/sub (feature `redis`).
 
-mod backoff;
 mod link;
 mod tasks;
 mod wire;

@@ -13,9 +13,9 @@ use redis::aio::{MultiplexedConnection, PubSub, PubSubStream};
 use redis::{AsyncConnectionConfig, Client, Msg, RedisError};
 use tokio::sync::{broadcast, mpsc, watch};
 
-use super::backoff::Backoff;
 use super::link::{Link, Side};
 use super::wire;
+use crate::backoff::Backoff;
 use crate::push::Change;
 
 /// How long one attempt to reach Redis may take: an address that drops packets would

@@ -1,16 +1,16 @@
-//! How long to wait before the next attempt to reach Redis: doubling from
-//! [`FIRST`] up to [`CAP`], each wait drawn at random from its upper half so that a fleet
-//! that lost Redis together does not come back in lock step.
+//! How long to wait before the next attempt to reach Redis (the notification bus, the task
+//! store): doubling from [`FIRST`] up to [`CAP`], each wait drawn at random from its upper
+//! half so that a fleet that lost Redis together does not come back in lock step.
 
 use std::time::Duration;
 
 /// The ceiling of the first wait.
-pub(super) const FIRST: Duration = Duration::from_millis(100);
+pub(crate) const FIRST: Duration = Duration::from_millis(100);
 /// The ceiling no wait exceeds, however long Redis stays away.
-pub(super) const CAP: Duration = Duration::from_secs(5);
+pub(crate) const CAP: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Default)]
-pub(super) struct Backoff {
+pub(crate) struct Backoff {
     failures: u32,
 }
 
