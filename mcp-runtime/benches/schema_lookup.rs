@@ -16,7 +16,7 @@ use mcp_runtime::BoxFuture;
 use mcp_runtime::protocol::{CallToolParams, CallToolResult, McpError, Outcome};
 // The registration path `#[mcp::tool]` expands to, which names these macro-support items.
 use mcp_runtime::__private::{ToolInfo, input_schema};
-use mcp_runtime::server::{Context, McpServer, ToolEntry};
+use mcp_runtime::server::{Context, McpServer, TaskSupport, ToolEntry};
 use mcp_runtime::transport::Duplex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -82,6 +82,8 @@ fn server() -> McpServer {
             open_world: None,
             icons: &[],
             requires: &[],
+            task: TaskSupport::Forbidden,
+            ask_before_task: false,
         };
         ToolEntry::new(info, counted_schema, || None, echo)
     });

@@ -18,7 +18,7 @@ pub use crate::resolve::{
 pub use crate::server::macro_support::*;
 pub use crate::server::{
     Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptEntry, ResourceEntry,
-    StateKey, ToolEntry,
+    StateKey, TaskSupport, ToolEntry,
 };
 
 /// The decoders of network bytes that `fuzz/` drives directly, and the encoder one of them

@@ -165,6 +165,8 @@ fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {
             open_world: #open_world,
             icons: #icons,
             requires: #requires,
+            task: #p::TaskSupport::Forbidden,
+            ask_before_task: false,
         }
     }
 }

@@ -117,6 +117,12 @@ impl Context {
         self
     }
 
+    /// Where a tool with `ask = "before_task"` has every Resolve parameter in hand and its body
+    /// is about to run: the tasks runtime makes the task here and runs the body in the
+    /// background. Anywhere else it returns at once (macro-generated wrappers call it).
+    #[doc(hidden)]
+    pub async fn enter_task_body(&self) {}
+
     /// The JSON-RPC id of this request (every round of a multi-round call has a new one).
     pub fn request_id(&self) -> &RequestId {
         &self.inner.id

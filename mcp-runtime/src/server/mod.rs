@@ -51,7 +51,7 @@ pub(crate) use registry::macro_support;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, ResourceCall,
-    ResourceEntry, ToolCall, ToolEntry,
+    ResourceEntry, TaskSupport, ToolCall, ToolEntry,
 };
 pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]

@@ -17,6 +17,25 @@ use super::schema::OutputSchema;
 pub type ToolCall =
     fn(Context, CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>>;
 
+/// Whether a tool may run as a task of the tasks extension (`io.modelcontextprotocol/tasks`):
+/// answer `tools/call` with a task handle at once, run in the background, and be polled with
+/// `tasks/get` for its status, its questions and its result.
+///
+/// `#[mcp::tool(task = "optional")]` or `task = "required"` sets it; a hand-written
+/// [`ToolEntry`] takes it from [`ToolEntry::task`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TaskSupport {
+    /// Always answered in the call, never as a task (the default).
+    #[default]
+    Forbidden,
+    /// A task for every client that declared the tasks extension on the request; answered in
+    /// the call for the others.
+    Optional,
+    /// Only as a task: a client that did not declare the tasks extension on the request gets
+    /// `-32021` naming it in `requiredCapabilities`.
+    Required,
+}
+
 /// The static description the `#[mcp::tool]` macro writes for a tool.
 #[derive(Debug, Clone, Copy)]
 pub struct ToolInfo {
@@ -38,6 +57,12 @@ pub struct ToolInfo {
     pub icons: &'static [IconInfo],
     /// The shared state types its parameters take (checked when the server is built).
     pub requires: &'static [fn() -> StateKey],
+    /// Whether it may run as a task (`task = …`).
+    pub task: TaskSupport,
+    /// In a task, its Resolve parameters are asked on the `tools/call` itself, round by round,
+    /// before the task is made (`ask = "before_task"`); otherwise through the task's
+    /// `input_required` status.
+    pub ask_before_task: bool,
 }
 
 /// One registered tool: its listing and its call, ready for [`McpServer`](super::McpServer).
@@ -47,6 +72,8 @@ pub struct ToolEntry {
     pub(crate) call: ToolCall,
     pub(crate) wraps_output: bool,
     pub(crate) requires: Vec<StateKey>,
+    pub(crate) task: TaskSupport,
+    pub(crate) ask_before_task: bool,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -78,6 +105,8 @@ impl ToolEntry {
             call,
             wraps_output: false,
             requires: Vec::new(),
+            task: TaskSupport::Forbidden,
+            ask_before_task: false,
             invalid: None,
         }
     }
@@ -119,6 +148,8 @@ impl ToolEntry {
             call,
             wraps_output: output.is_some_and(|o| o.wrapped),
             requires: info.requires.iter().map(|key| key()).collect(),
+            task: info.task,
+            ask_before_task: info.ask_before_task,
             invalid: None,
         }
     }
@@ -131,6 +162,17 @@ impl ToolEntry {
             Err(reason) => self.invalid = Some(reason),
         }
         self
+    }
+
+    /// Lets the tool run as a task (see [`TaskSupport`]); by default it never does.
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = support;
+        self
+    }
+
+    /// Whether the tool may run as a task.
+    pub fn task_support(&self) -> TaskSupport {
+        self.task
     }
 
     /// How the tool is listed in `tools/list`.
