@@ -23,6 +23,7 @@ mod resources;
 mod result_fields;
 mod roots;
 mod sampling;
+mod tasks;
 mod text;
 mod tools;
 mod version;
@@ -47,6 +48,10 @@ pub use resources::*;
 pub use result_fields::{ResultFields, WireResult};
 pub use roots::*;
 pub use sampling::*;
+pub use tasks::{
+    DetailedTask, TASK_RESULT_TYPE, TASKS_EXTENSION, Task, TaskIdParams, TaskStatus,
+    UpdateTaskParams,
+};
 pub use tools::*;
 pub use version::*;
 

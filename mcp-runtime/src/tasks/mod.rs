@@ -62,11 +62,12 @@ mod redis_store;
 mod timestamp;
 mod watch;
 
+pub use crate::protocol::TaskStatus;
 pub use error::TaskStoreError;
 pub use id::TASK_ID_LEN;
 pub use limits::{DEFAULT_MAX_TTL, DEFAULT_PER_OWNER, DEFAULT_TOTAL, TaskLimits};
 pub use memory::MemoryTaskStore;
-pub use record::{Inbox, Refusal, TaskRecord, TaskState, TaskStatus, UpdateOutcome};
+pub use record::{Inbox, Refusal, TaskRecord, TaskState, UpdateOutcome};
 #[cfg(feature = "redis")]
 pub use redis_store::{
     REDIS_TASKS_LEASE, REDIS_TASKS_PREFIX, REDIS_TASKS_TIMEOUT, RedisTaskStore,

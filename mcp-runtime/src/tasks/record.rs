@@ -1,67 +1,11 @@
 //! What a store holds about a task, and what its operations answer.
 
-use std::fmt;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
 use super::Timestamp;
-use crate::protocol::{InputRequests, InputResponses, McpError};
-
-/// Where a task is in its life, as `status` on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TaskStatus {
-    /// `working`: the function runs.
-    Working,
-    /// `input_required`: the function waits for answers to its input requests.
-    InputRequired,
-    /// `completed`: the function returned a result (a tool result with `isError: true` too).
-    Completed,
-    /// `failed`: the function ended with a JSON-RPC error, or its runner stopped.
-    Failed,
-    /// `cancelled`: the function was stopped at the client's request.
-    Cancelled,
-}
-
-impl TaskStatus {
-    /// The status as the wire spells it (`input_required`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskStatus::Working => "working",
-            TaskStatus::InputRequired => "input_required",
-            TaskStatus::Completed => "completed",
-            TaskStatus::Failed => "failed",
-            TaskStatus::Cancelled => "cancelled",
-        }
-    }
-
-    /// The status spelled `text` on the wire.
-    pub fn from_wire(text: &str) -> Option<Self> {
-        [
-            TaskStatus::Working,
-            TaskStatus::InputRequired,
-            TaskStatus::Completed,
-            TaskStatus::Failed,
-            TaskStatus::Cancelled,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == text)
-    }
-
-    /// `completed`, `failed` and `cancelled` are terminal: a task never leaves them.
-    pub fn is_terminal(self) -> bool {
-        matches!(
-            self,
-            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
-        )
-    }
-}
-
-impl fmt::Display for TaskStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::protocol::{InputRequests, InputResponses, McpError, TaskStatus};
 
 /// A task's status with what that status carries: the outstanding input requests, the
 /// result, the error. A runner moves its task to the next one with
@@ -154,26 +98,4 @@ pub struct Inbox {
     pub responses: InputResponses,
     /// A client asked to cancel the task. It stays set until the runner ends the task.
     pub cancel_requested: bool,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn statuses_spell_as_on_the_wire_and_back() {
-        for (status, text, terminal) in [
-            (TaskStatus::Working, "working", false),
-            (TaskStatus::InputRequired, "input_required", false),
-            (TaskStatus::Completed, "completed", true),
-            (TaskStatus::Failed, "failed", true),
-            (TaskStatus::Cancelled, "cancelled", true),
-        ] {
-            assert_eq!(status.to_string(), text);
-            assert_eq!(TaskStatus::from_wire(text), Some(status));
-            assert_eq!(status.is_terminal(), terminal, "{text}");
-        }
-        assert_eq!(TaskStatus::from_wire("Working"), None);
-        assert_eq!(TaskStatus::from_wire(""), None);
-    }
 }
