@@ -1,10 +1,11 @@
 //! What a handler knows about the request it serves, and how it talks back while it runs.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
@@ -50,6 +51,38 @@ struct ContextInner {
     /// The server serving the request: its shared state, and its handle.
     server: Server,
     back_channel: bool,
+    /// Set for a tool that asks before its task: where its body waits for the task.
+    body_gate: Option<BodyGate>,
+}
+
+/// Where the body of a tool that asks before its task (`ask_before_task`) waits while the
+/// tasks runtime makes the task: the wrapper reports that every Resolve parameter is known,
+/// and goes on once the task exists. Made by [`Context::for_task`].
+#[derive(Debug)]
+pub(crate) struct BodyGate {
+    reached: Mutex<Option<oneshot::Sender<()>>>,
+    go: Mutex<Option<oneshot::Receiver<()>>>,
+}
+
+/// The runtime's side of a [`BodyGate`]: learns that the body was reached, then lets it go.
+#[derive(Debug)]
+pub(crate) struct BodyGateKeeper {
+    /// Fires when the body is about to run.
+    pub reached: oneshot::Receiver<()>,
+    /// Dropped or fired: the body goes on.
+    pub go: oneshot::Sender<()>,
+}
+
+impl BodyGate {
+    fn new() -> (Self, BodyGateKeeper) {
+        let (reached_tx, reached) = oneshot::channel();
+        let (go, go_rx) = oneshot::channel();
+        let gate = Self {
+            reached: Mutex::new(Some(reached_tx)),
+            go: Mutex::new(Some(go_rx)),
+        };
+        (gate, BodyGateKeeper { reached, go })
+    }
 }
 
 impl Context {
@@ -70,9 +103,51 @@ impl Context {
                 connection: exchange.connection.clone(),
                 server: server.clone(),
                 back_channel: exchange.back_channel,
+                body_gate: None,
             }),
             round: None,
         }
+    }
+
+    /// The context a task's function runs with: this request's caller, capabilities and
+    /// server, but a cancellation of its own (the task's, fired by `tasks/cancel`), no
+    /// progress or log notifications (a task has no request to carry them), and no requests
+    /// to the client (a task asks through its `input_required` status). With `gated`, the
+    /// body of a tool that asks before its task waits at [`enter_task_body`](Self::enter_task_body)
+    /// until the keeper lets it go.
+    pub(crate) fn for_task(
+        &self,
+        cancellation: CancellationToken,
+        gated: bool,
+    ) -> (Self, Option<BodyGateKeeper>) {
+        let mut admitted = self.inner.admitted.clone();
+        admitted.progress_token = None;
+        admitted.log_level = None;
+        // Nobody reads it: what a task's function would notify is dropped.
+        let (sink, _) = tokio::sync::mpsc::channel(1);
+        let (body_gate, keeper) = match gated {
+            true => {
+                let (gate, keeper) = BodyGate::new();
+                (Some(gate), Some(keeper))
+            }
+            false => (None, None),
+        };
+        let inner = ContextInner {
+            id: self.inner.id.clone(),
+            admitted,
+            identity: self.inner.identity.clone(),
+            cancellation,
+            sink: NotificationSink::new(sink),
+            connection: self.inner.connection.clone(),
+            server: self.inner.server.clone(),
+            back_channel: false,
+            body_gate,
+        };
+        let context = Self {
+            inner: Arc::new(inner),
+            round: None,
+        };
+        (context, keeper)
     }
 
     /// A handle on the server serving this request, for telling its listening clients what
@@ -121,7 +196,19 @@ impl Context {
     /// is about to run: the tasks runtime makes the task here and runs the body in the
     /// background. Anywhere else it returns at once (macro-generated wrappers call it).
     #[doc(hidden)]
-    pub async fn enter_task_body(&self) {}
+    pub async fn enter_task_body(&self) {
+        let Some(gate) = &self.inner.body_gate else {
+            return;
+        };
+        let reached = lock(&gate.reached).take();
+        let go = lock(&gate.go).take();
+        if let (Some(reached), Some(go)) = (reached, go) {
+            // The keeper gone (no task after all) lets the body go too; its future is being
+            // dropped then anyway.
+            let _ = reached.send(());
+            let _ = go.await;
+        }
+    }
 
     /// The JSON-RPC id of this request (every round of a multi-round call has a new one).
     pub fn request_id(&self) -> &RequestId {
@@ -305,4 +392,9 @@ impl Context {
             .send(notification_line(method, params))
             .await;
     }
+}
+
+/// A gate's slot; each holds one `Option` taken once, so a panic cannot leave it half-changed.
+fn lock<T>(slot: &Mutex<T>) -> MutexGuard<'_, T> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
 }

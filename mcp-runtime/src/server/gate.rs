@@ -10,7 +10,7 @@ use super::connection::{Connection, LegacySession};
 
 /// What the gate admitted: the wire a request travels on and what its client declared, for the
 /// request's [`Context`](super::Context).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Admitted {
     pub generation: Generation,
     pub protocol_version: String,

@@ -38,6 +38,7 @@ pub use builder::{
 };
 pub(crate) use connection::changes_connection;
 pub use connection::{Connection, LegacySession, MAX_LISTENS, MAX_SUBSCRIPTIONS};
+pub(crate) use context::BodyGateKeeper;
 pub use context::Context;
 pub use extension::{ExtendedOutcome, Extension};
 pub use fanout::LISTENER_QUEUE;
@@ -47,12 +48,12 @@ pub use handle::{ChangeError, ServerHandle};
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
 pub(crate) use listing::ListPage;
-pub(crate) use registry::macro_support;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, ResourceCall,
     ResourceEntry, TaskSupport, ToolCall, ToolEntry,
 };
+pub(crate) use registry::{ToolRun, macro_support};
 pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};

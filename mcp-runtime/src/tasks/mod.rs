@@ -59,6 +59,7 @@ mod memory;
 mod record;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod runtime;
 mod timestamp;
 mod watch;
 
@@ -73,6 +74,8 @@ pub use redis_store::{
     REDIS_TASKS_LEASE, REDIS_TASKS_PREFIX, REDIS_TASKS_TIMEOUT, RedisTaskStore,
     RedisTaskStoreBuilder, RedisTaskStoreError,
 };
+pub(crate) use runtime::TaskRuntime;
+pub use runtime::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, Tasks};
 pub use timestamp::Timestamp;
 pub use watch::{TaskWatch, Watchers};
 

@@ -15,8 +15,9 @@ use super::live::{LiveTables, check};
 use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
-use super::tools::ToolEntry;
+use super::tools::{TaskSupport, ToolEntry};
 use crate::server::{BuildError, Context, Extension, Server, ServerBuilder};
+use crate::tasks::{TaskRuntime, Tasks};
 
 /// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
 /// `mcp` facade crate for the macros).
@@ -42,6 +43,7 @@ pub struct McpServer {
     tools: Vec<ToolEntry>,
     prompts: Vec<PromptEntry>,
     resources: Vec<ResourceEntry>,
+    tasks: Option<Tasks>,
 }
 
 impl McpServer {
@@ -53,6 +55,7 @@ impl McpServer {
             tools: Vec::new(),
             prompts: Vec::new(),
             resources: Vec::new(),
+            tasks: None,
         }
     }
 
@@ -137,6 +140,28 @@ impl McpServer {
     /// Registers resources and resource templates, usually `mcp::resources![a, b]`.
     pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
         self.resources.extend(resources);
+        self
+    }
+
+    /// Runs tools that allow it (`#[mcp::tool(task = "optional" | "required")]`) as tasks of
+    /// the tasks extension, kept in `tasks`'s store (see [`Tasks`]). Without this, a server
+    /// with such a tool at build keeps its tasks in memory with the default settings
+    /// ([`Tasks::default`]); a server without one serves no tasks, and a task-required tool
+    /// added at run time answers `-32021`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::server::McpServer;
+    /// use mcp::tasks::{MemoryTaskStore, Tasks};
+    ///
+    /// let tasks = Tasks::new(MemoryTaskStore::new()).poll_interval(Duration::from_millis(250));
+    /// let server = McpServer::new("builds").tasks(tasks).build()?;
+    /// let advertised = server.capabilities().extensions.unwrap_or_default();
+    /// assert!(advertised.contains_key("io.modelcontextprotocol/tasks"));
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn tasks(mut self, tasks: Tasks) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 
@@ -596,14 +621,24 @@ impl McpServer {
             tools,
             prompts,
             resources,
+            tasks,
         } = self;
         check(&tools, &prompts, &resources, &builder.app_state)?;
+        let wants_tasks = tools.iter().any(|t| t.task != TaskSupport::Forbidden);
+        let tasks = match tasks {
+            Some(tasks) => Some(tasks),
+            None => wants_tasks.then(Tasks::default),
+        }
+        .map(TaskRuntime::new);
+        if let Some(runtime) = &tasks {
+            builder = builder.extension(runtime.extension());
+        }
         let completes_itself = builder.handlers.complete.is_some();
         let live = Arc::new(LiveTables::new(
             Tables::new(tools, prompts, resources, Versions::default()),
             completes_itself,
         ));
-        builder = install(builder, &live);
+        builder = install(builder, &live, tasks);
         builder.live = Some(live);
         builder.build()
     }

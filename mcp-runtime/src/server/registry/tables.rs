@@ -9,16 +9,47 @@ use serde_json::{Map, Value};
 
 use crate::protocol::{
     CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
-    McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate, Tool, paginate,
+    McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate, TASKS_EXTENSION, Tool,
+    paginate,
 };
 use crate::server::handlers::erase;
-use crate::server::{Context, ListPage, ServerBuilder};
+use crate::server::{Context, ExtendedOutcome, ListPage, ServerBuilder};
+use crate::tasks::TaskRuntime;
 
 use super::completion::{CompleteCall, Completions, Owner};
 use super::live::LiveTables;
 use super::prompts::{PromptCall, PromptEntry};
 use super::resources::{Listing, ResourceEntry};
-use super::tools::{ToolCall, ToolEntry};
+use super::tools::{TaskSupport, ToolCall, ToolEntry};
+
+/// How a call of one tool runs: its function and what the runtime does around it.
+#[derive(Clone, Copy)]
+pub(crate) struct ToolRun {
+    pub call: ToolCall,
+    /// Its structured output is a non-object wrapped as `{"result": …}`.
+    pub wraps_output: bool,
+    pub task: TaskSupport,
+    pub ask_before_task: bool,
+}
+
+impl ToolRun {
+    /// What the function answered, as the client gets it.
+    pub fn finish(&self, outcome: Outcome<CallToolResult>) -> Outcome<CallToolResult> {
+        match outcome {
+            Outcome::Complete(result) => Outcome::Complete(self.finish_result(result)),
+            ask => ask,
+        }
+    }
+
+    /// The function's result, as the client gets it.
+    pub fn finish_result(&self, result: CallToolResult) -> CallToolResult {
+        if self.wraps_output {
+            wrap_output(result)
+        } else {
+            result
+        }
+    }
+}
 
 /// One consistent state of the registry: the entries, and the listings and dispatch tables
 /// computed from them. Never changed once built; a change builds a new one.
@@ -31,7 +62,7 @@ pub(crate) struct Tables {
     /// cursor from before a change is refused rather than skipping or repeating entries.
     pub versions: Versions,
     tool_listing: Arc<[Tool]>,
-    tool_calls: HashMap<String, (ToolCall, bool)>,
+    tool_calls: HashMap<String, ToolRun>,
     prompt_listing: Arc<[Prompt]>,
     prompt_calls: HashMap<String, PromptCall>,
     resource_listing: Arc<[Resource]>,
@@ -61,7 +92,15 @@ impl Tables {
         let tool_listing = tools.iter().map(|e| e.tool.clone()).collect();
         let tool_calls = tools
             .iter()
-            .map(|e| (e.tool.name.clone(), (e.call, e.wraps_output)))
+            .map(|e| {
+                let run = ToolRun {
+                    call: e.call,
+                    wraps_output: e.wraps_output,
+                    task: e.task,
+                    ask_before_task: e.ask_before_task,
+                };
+                (e.tool.name.clone(), run)
+            })
             .collect();
         let prompt_listing = prompts.iter().map(|e| e.prompt.clone()).collect();
         let prompt_calls = prompts
@@ -191,7 +230,11 @@ where
 
 /// Serves every registry method from `live`: whatever was registered at build, the handlers
 /// are there, so a kind first added at run time is served too.
-pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> ServerBuilder {
+pub(super) fn install(
+    mut builder: ServerBuilder,
+    live: &Arc<LiveTables>,
+    tasks: Option<Arc<TaskRuntime>>,
+) -> ServerBuilder {
     let page_size = builder.page_size;
     let hints = builder.cache_hints;
     builder = builder.on_list_tools(live_listing(live, page_size, hints.tools, |t| {
@@ -201,15 +244,29 @@ pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> Ser
     builder = builder.on_call_tool(move |ctx, params| {
         // Copied out, so the call runs with the function it started with whatever changes.
         let found = tables.read().tool_calls.get(&params.name).copied();
+        let tasks = tasks.clone();
         async move {
-            let Some((call, wraps)) = found else {
+            let Some(run) = found else {
                 return Err(McpError::invalid_params(format!(
                     "Unknown tool: {}",
                     params.name
                 )));
             };
-            let outcome = call(ctx, params).await?;
-            Ok(if wraps { wrap_output(outcome) } else { outcome })
+            if run.task != TaskSupport::Forbidden {
+                let declared = ctx.client_extension(TASKS_EXTENSION).is_some();
+                match (&tasks, declared) {
+                    (Some(tasks), true) => return tasks.start(ctx, params, run).await,
+                    (_, false) if run.task == TaskSupport::Required => {
+                        return Err(McpError::missing_extension(
+                            format!("Tool {} runs only as a task", params.name),
+                            TASKS_EXTENSION,
+                        ));
+                    }
+                    _ => {}
+                }
+            }
+            let outcome = (run.call)(ctx, params).await?;
+            Ok(ExtendedOutcome::from(run.finish(outcome)))
         }
     });
 
@@ -313,17 +370,12 @@ pub(super) fn install(mut builder: ServerBuilder, live: &Arc<LiveTables>) -> Ser
     builder
 }
 
-fn wrap_output(outcome: Outcome<CallToolResult>) -> Outcome<CallToolResult> {
-    match outcome {
-        Outcome::Complete(mut result) => {
-            if let Some(value) = result.structured_content.take() {
-                result.structured_content = Some(Value::Object(Map::from_iter([(
-                    "result".to_owned(),
-                    value,
-                )])));
-            }
-            Outcome::Complete(result)
-        }
-        ask => ask,
+fn wrap_output(mut result: CallToolResult) -> CallToolResult {
+    if let Some(value) = result.structured_content.take() {
+        result.structured_content = Some(Value::Object(Map::from_iter([(
+            "result".to_owned(),
+            value,
+        )])));
     }
+    result
 }
