@@ -33,7 +33,8 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 ///
 /// Attribute keys: `name`, `title`, `description`, `icons = [...]` and `meta = …` (below), the
 /// hints `read_only`, `destructive`, `idempotent`, `open_world` (alone for `true`, or
-/// `= false`), and `crate = "path"` (below).
+/// `= false`), `task = "…"` and `ask_before_task` (under Tasks, below), and `crate = "path"`
+/// (below).
 /// Each key may be given once; an unknown key is an error listing the valid ones. Parameter keys
 /// (`#[mcp(default | default = … | rename = … | header = … | ask = … | key = …)]`) likewise; two
 /// parameters with the same name on the wire, or two Resolve parameters with the same `key`,
@@ -90,7 +91,9 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 ///   built (the fields of the context and shared state are left out of it);
 /// - an implementation of `ToolDef` for the hidden type, whose call wrapper fills each parameter
 ///   through its type's trait (an argument is decoded from the call, the context and shared
-///   state come from the runtime), calls the function and converts what it returns;
+///   state come from the runtime), calls the function and converts what it returns (with
+///   `ask_before_task`, it calls a hidden hook of the context between the last answer and the
+///   function, where the tasks runtime makes the task);
 /// - a function that is never called, checking that the call's future is `Send` (the server
 ///   runs calls on any thread), so a parameter or a value held across an `.await` that is not
 ///   `Send` is reported there, not inside the generated code.
@@ -125,6 +128,47 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// }
 ///
 /// let server = mcp::McpServer::new("ops").tools(mcp::tools![deploy]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
+/// # Tasks
+///
+/// Under the tasks extension (`io.modelcontextprotocol/tasks`) a client may have a call run as
+/// a task: answered at once with a task handle, run in the background, polled for its status
+/// and result. `task = "optional"` lets the tool run as a task for clients that ask for one
+/// (others are answered in the call), `task = "required"` runs it only as a task, and
+/// `task = "forbidden"`, the default, never (see [`TaskSupport`](server::TaskSupport)). Any
+/// other value is a compile error listing these three.
+///
+/// In a task, Resolve parameters are asked through the task's `input_required` status.
+/// `ask_before_task` (alone for `true`, or `= false`) asks them on the `tools/call` itself
+/// instead, round by round with [`InputRequiredResult`], before the task is made, so the task
+/// starts with every answer in hand. It needs `task = "optional"` or `task = "required"` and at
+/// least one Resolve parameter; without either it is a compile error at `ask_before_task`.
+///
+/// ```
+/// use mcp::Elicit;
+///
+/// /// Go ahead?
+/// #[derive(serde::Deserialize, mcp::Elicitation)]
+/// struct Confirm {
+///     ok: bool,
+/// }
+///
+/// /// Rebuilds the search index (slow).
+/// #[mcp::tool(task = "required")]
+/// async fn reindex() -> &'static str {
+///     "reindexed"
+/// }
+///
+/// /// Migrates a database, once confirmed.
+/// #[mcp::tool(task = "optional", ask_before_task)]
+/// async fn migrate(database: String, confirm: Elicit<Confirm>) -> String {
+///     format!("migrated {database}: {}", confirm.ok)
+/// }
+///
+/// let server = mcp::McpServer::new("ops").tools(mcp::tools![reindex, migrate]).build()?;
 /// # let _ = server;
 /// # Ok::<(), mcp::BuildError>(())
 /// ```

@@ -455,3 +455,88 @@ mod protocol_errors {
         assert_eq!(error.data, Some(json!({"field": "value"})));
     }
 }
+
+mod task_settings {
+    use super::*;
+    use mcp::protocol::ElicitResult;
+    use mcp::server::TaskSupport;
+    use mcp::{Elicit, Elicited};
+
+    /// Go ahead?
+    #[derive(serde::Deserialize, mcp::Elicitation)]
+    struct Confirm {
+        ok: bool,
+    }
+
+    /// Runs only as a task.
+    #[mcp::tool(task = "required")]
+    async fn build(target: String) -> String {
+        target
+    }
+
+    /// Asks on the call itself, then may run as a task.
+    #[mcp::tool(task = "optional", ask_before_task)]
+    async fn release(
+        version: String,
+        #[mcp(ask = format!("Release {version}?"))] confirm: Elicited<Confirm>,
+    ) -> String {
+        match confirm {
+            Elicited::Accepted(Confirm { ok: true }) => format!("released {version}"),
+            _ => "not released".to_owned(),
+        }
+    }
+
+    /// Never a task.
+    #[mcp::tool]
+    async fn status(sure: Elicit<Confirm>) -> String {
+        format!("{}", sure.ok)
+    }
+
+    #[test]
+    fn the_task_settings_reach_the_entry() {
+        let [build, release, status] = mcp::tools![build, release, status];
+        assert_eq!(build.task_support(), TaskSupport::Required);
+        assert_eq!(release.task_support(), TaskSupport::Optional);
+        assert_eq!(status.task_support(), TaskSupport::Forbidden);
+        assert!(release.asks_before_task());
+        assert!(!build.asks_before_task() && !status.asks_before_task());
+    }
+
+    /// Outside a task, a tool that asks before its task asks and answers like any other (the
+    /// hook its wrapper calls before the body returns at once).
+    #[tokio::test]
+    async fn asking_before_the_task_is_a_plain_call_outside_one() {
+        let duplex = McpServer::new("tasks")
+            .tools(mcp::tools![release])
+            .serve_in_memory()
+            .expect("valid");
+        let client = Client::builder(Implementation::new("t", "1"))
+            .capabilities(
+                serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"),
+            )
+            .connect(duplex);
+        let args = json!({"version": "1.2"});
+        let first = client
+            .call_tool_once("release", Some(args.clone()), None, None)
+            .await
+            .expect("r1");
+        let Outcome::InputRequired(ask) = first else {
+            panic!("answered without asking");
+        };
+        let keys: Vec<&str> = ask.requests().map(|(key, _)| key).collect();
+        assert_eq!(keys, ["confirm"]);
+        let mut answers = InputResponses::new();
+        answers.insert(
+            "confirm",
+            ElicitResult::accept(json!({"ok": true}).as_object().cloned().expect("object")),
+        );
+        let second = client
+            .call_tool_once("release", Some(args), Some(answers), ask.request_state)
+            .await
+            .expect("r2");
+        let Outcome::Complete(result) = second else {
+            panic!("asked again");
+        };
+        assert_eq!(text(&result), "released 1.2");
+    }
+}

@@ -143,8 +143,8 @@ impl Round {
 
 /// A handler wrapper: `fn __mcp_call(inputs) -> BoxFuture<output>` boxing `async fn __mcp_run`,
 /// whose body attaches the round, runs `prelude`, binds every parameter (`bindings`, one per
-/// parameter; Resolve ones are empty and filled by `resolution`), calls the function and converts
-/// what it returns (`outcome`, with `__mcp_returned` in scope).
+/// parameter; Resolve ones are empty and filled by `resolution`), runs `before_call`, calls the
+/// function and converts what it returns (`outcome`, with `__mcp_returned` in scope).
 pub struct Handler<'a> {
     pub item: &'a ItemFn,
     pub params: &'a [Param],
@@ -157,6 +157,9 @@ pub struct Handler<'a> {
     pub prelude: TokenStream,
     pub bindings: Vec<TokenStream>,
     pub resolution: Option<TokenStream>,
+    /// Runs with every parameter known, just before the function is called (empty for most);
+    /// `__mcp_context` is the context, with the round attached when there is one.
+    pub before_call: TokenStream,
     pub outcome: TokenStream,
 }
 
@@ -172,6 +175,7 @@ impl Handler<'_> {
         let prelude = &self.prelude;
         let bindings = &self.bindings;
         let resolution = &self.resolution;
+        let before_call = &self.before_call;
         let outcome = &self.outcome;
         let call_args = self.params.iter().map(|param| &param.ident);
         let send_checks = send_checks(self.item, self.params, input_names.len() + 1, self.paths);
@@ -194,6 +198,7 @@ impl Handler<'_> {
                 #prelude
                 #(#bindings)*
                 #resolution
+                #before_call
                 let __mcp_returned = __mcp_function(#(#call_args),*).await;
                 #outcome
             }

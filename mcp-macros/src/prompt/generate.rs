@@ -147,6 +147,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         prelude,
         bindings,
         resolution,
+        before_call: quote!(),
         outcome: into_outcome,
     }
     .generate();

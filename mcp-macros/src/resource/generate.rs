@@ -135,6 +135,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
         prelude: quote!(),
         bindings,
         resolution,
+        before_call: quote!(),
         outcome: into_outcome,
     }
     .generate();

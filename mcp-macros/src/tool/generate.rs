@@ -15,7 +15,7 @@ use crate::common::params::{Param, ParamKind};
 use crate::common::registration::{self, Handler, Round, TOOL, state_requirements, through_trait};
 use crate::common::resolve::resolution;
 
-use super::model::ToolFn;
+use super::model::{TaskSupport, ToolFn};
 
 /// Everything, for a tool without errors.
 pub fn generate(tool: &ToolFn) -> TokenStream {
@@ -88,6 +88,7 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
             .map(|(index, param)| binding(tool, index, param))
             .collect(),
         resolution,
+        before_call: before_call(tool),
         outcome: into_outcome,
     }
     .generate();
@@ -154,6 +155,15 @@ fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {
     let idempotent = hint(tool.hints.idempotent);
     let open_world = hint(tool.hints.open_world);
     let icons = tool.describe.icons_tokens(&tool.paths);
+    // A `task` value that names nothing is a compile error; nothing is generated for it.
+    let task = format_ident!(
+        "{}",
+        tool.tasks
+            .support()
+            .unwrap_or(TaskSupport::Forbidden)
+            .variant()
+    );
+    let ask_before_task = tool.tasks.ask_before_task.is_some();
     quote! {
         #p::ToolInfo {
             name: #name,
@@ -165,9 +175,19 @@ fn info(tool: &ToolFn, requires: &TokenStream) -> TokenStream {
             open_world: #open_world,
             icons: #icons,
             requires: #requires,
-            task: #p::TaskSupport::Forbidden,
-            ask_before_task: false,
+            task: #p::TaskSupport::#task,
+            ask_before_task: #ask_before_task,
         }
+    }
+}
+
+/// For a tool that asks before its task: the point where every Resolve parameter is answered
+/// and the body is about to run, where the tasks runtime makes the task.
+fn before_call(tool: &ToolFn) -> TokenStream {
+    if tool.tasks.ask_before_task.is_some() {
+        quote!(__mcp_context.enter_task_body().await;)
+    } else {
+        quote!()
     }
 }
 

@@ -1,7 +1,7 @@
 //! A tool function as the checks and the generator see it.
 
 use proc_macro2::Span;
-use syn::{ItemFn, Type};
+use syn::{ItemFn, LitStr, Type};
 
 use crate::common::describe::Describe;
 use crate::common::docs::Docs;
@@ -20,6 +20,8 @@ pub struct ToolFn {
     /// `icons` and `meta`.
     pub describe: Describe,
     pub hints: Hints,
+    /// `task = "…"` and `ask_before_task`.
+    pub tasks: Tasks,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,
@@ -36,4 +38,55 @@ pub struct Hints {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+}
+
+/// The tasks extension's settings.
+#[derive(Default)]
+pub struct Tasks {
+    /// `task = "…"` as written.
+    pub task: Option<LitStr>,
+    /// Where `ask_before_task` is written, when it is set (`ask_before_task = false` is not).
+    pub ask_before_task: Option<Span>,
+}
+
+impl Tasks {
+    /// What `task` says: `Forbidden` when it is absent, `None` when its value names nothing
+    /// (which the checks report).
+    pub fn support(&self) -> Option<TaskSupport> {
+        match &self.task {
+            None => Some(TaskSupport::Forbidden),
+            Some(lit) => TaskSupport::from_value(&lit.value()),
+        }
+    }
+}
+
+/// Whether the tool may run as a task: the runtime's `TaskSupport`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TaskSupport {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl TaskSupport {
+    /// The values `task = "…"` accepts, as the errors list them.
+    pub const VALUES: &[&str] = &["optional", "required", "forbidden"];
+
+    fn from_value(value: &str) -> Option<Self> {
+        match value {
+            "optional" => Some(Self::Optional),
+            "required" => Some(Self::Required),
+            "forbidden" => Some(Self::Forbidden),
+            _ => None,
+        }
+    }
+
+    /// The runtime variant's name.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Self::Forbidden => "Forbidden",
+            Self::Optional => "Optional",
+            Self::Required => "Required",
+        }
+    }
 }

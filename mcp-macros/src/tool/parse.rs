@@ -4,13 +4,13 @@
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 
-use crate::common::attrs::{Slot, flag, unknown_key};
+use crate::common::attrs::{Slot, flag, string, unknown_key};
 use crate::common::describe::Describe;
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
 use crate::common::resolve::plan;
 
-use super::model::{Hints, ToolFn};
+use super::model::{Hints, Tasks, ToolFn};
 
 const TOOL_KEYS: &[&str] = &[
     "name",
@@ -22,6 +22,8 @@ const TOOL_KEYS: &[&str] = &[
     "destructive",
     "idempotent",
     "open_world",
+    "task",
+    "ask_before_task",
     "crate",
 ];
 const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
@@ -35,8 +37,15 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
     let mut destructive = Slot::default();
     let mut idempotent = Slot::default();
     let mut open_world = Slot::default();
+    let mut task = Slot::default();
+    let mut ask_before_task = Slot::default();
     let parser = syn::meta::parser(|meta| {
         if naming.accept(&meta, errors)? || describe.accept(&meta, errors)? {
+            return Ok(());
+        }
+        if meta.path.is_ident("task") {
+            let lit = string(&meta)?;
+            task.set(&meta, lit, errors);
             return Ok(());
         }
         let slot = if meta.path.is_ident("read_only") {
@@ -47,6 +56,8 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
             &mut idempotent
         } else if meta.path.is_ident("open_world") {
             &mut open_world
+        } else if meta.path.is_ident("ask_before_task") {
+            &mut ask_before_task
         } else {
             return Err(unknown_key(&meta, TOOL_KEYS));
         };
@@ -69,6 +80,12 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
             destructive: destructive.into_inner(),
             idempotent: idempotent.into_inner(),
             open_world: open_world.into_inner(),
+        },
+        tasks: Tasks {
+            task: task.into_inner(),
+            ask_before_task: ask_before_task
+                .span()
+                .filter(|_| ask_before_task.get() == Some(&true)),
         },
         plan: plan(&params),
         params,
