@@ -7,7 +7,10 @@
 //! - tool `open_topic(topic)`: adds the resource `board://topics/<topic>`, the posts that
 //!   mention `#<topic>`; listeners get `notifications/resources/list_changed`;
 //! - tool `unlock()`: adds the tool `clear`, which empties the board; listeners get
-//!   `notifications/tools/list_changed`.
+//!   `notifications/tools/list_changed`;
+//! - tool `archive(delay_ms)`: a long job, only ever run as a task (the tasks extension): it
+//!   asks the user to confirm (key `confirm`) through the task's `input_required` status,
+//!   works for `delay_ms`, and completes with `Archived N posts.`; `tasks/cancel` stops it.
 //!
 //! A 2026-07-28 client hears of these on its `subscriptions/listen` stream; a 2025-11-25 one
 //! after `resources/subscribe`, on its connection (stdio) or its GET stream (HTTP).
@@ -17,9 +20,11 @@
 //! cargo run --example board -- --http 127.0.0.1:8000           # http://127.0.0.1:8000/mcp
 //! ```
 //!
-//! With `--redis URL` the posts are kept in a Redis list (`board:posts`) and changes travel
-//! over Redis pub/sub (`board:changes`, through `mcp::push::RedisBus`), so every instance
-//! reads the same board and a post through any of them reaches the listeners of all of them.
+//! With `--redis URL` the posts are kept in a Redis list (`board:posts`), changes travel
+//! over Redis pub/sub (`board:changes`, through `mcp::push::RedisBus`) and tasks live in
+//! Redis (`mcp::tasks::RedisTaskStore`), so every instance reads the same board, a post
+//! through any of them reaches the listeners of all of them, and an archive started through
+//! one is answered, polled and cancelled through any other.
 //! It needs the `redis` feature (in your own crate: `mcp` with `features = ["redis"]`, and
 //! the `redis` crate):
 //!
@@ -37,8 +42,9 @@ mod logging;
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
-use mcp::{Context, McpServer, State};
+use mcp::{Context, Elicit, McpServer, State};
 
 const MESSAGES: &str = "board://messages";
 
@@ -227,6 +233,29 @@ async fn clear(board: State<Board>, ctx: Context) -> Result<String, String> {
     Ok("The board is empty.".to_owned())
 }
 
+/// Archive every post?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct Confirm {
+    /// Yes, archive them.
+    confirm: bool,
+}
+
+/// Archives the board's posts: asks first, then works for `delay_ms` milliseconds. Only ever
+/// runs as a task.
+#[mcp::tool(task = "required")]
+async fn archive(
+    delay_ms: u64,
+    #[mcp(key = "confirm")] confirm: Elicit<Confirm>,
+    board: State<Board>,
+) -> Result<String, String> {
+    if !confirm.confirm {
+        return Ok("Nothing archived.".into());
+    }
+    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+    let posts = board.posts.all().await.map_err(unavailable)?;
+    Ok(format!("Archived {} posts.", posts.len()))
+}
+
 /// The posts of every instance, in Redis.
 #[cfg(feature = "redis")]
 mod shared {
@@ -296,7 +325,9 @@ mod shared {
 fn on_redis(server: McpServer, url: &str) -> anyhow::Result<(McpServer, Posts)> {
     let bus = mcp::push::RedisBus::new(url, "board:changes")?;
     let posts = shared::RedisPosts::new(url)?;
-    Ok((server.notification_bus(bus), Posts::Redis(Box::new(posts))))
+    let tasks = mcp::tasks::Tasks::new(mcp::tasks::RedisTaskStore::new(url)?);
+    let server = server.notification_bus(bus).tasks(tasks);
+    Ok((server, Posts::Redis(Box::new(posts))))
 }
 
 #[cfg(not(feature = "redis"))]
@@ -324,7 +355,7 @@ async fn main() -> anyhow::Result<()> {
     let server = McpServer::new("board")
         .version(env!("CARGO_PKG_VERSION"))
         .instructions("A message board. Subscribe to board://messages to hear of new posts.")
-        .tools(mcp::tools![post, open_topic, unlock])
+        .tools(mcp::tools![post, open_topic, unlock, archive])
         .resources(mcp::resources![messages]);
     let (server, posts) = match &redis {
         Some(url) => on_redis(server, url)?,

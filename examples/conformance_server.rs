@@ -110,6 +110,13 @@ fn fixture_server() -> anyhow::Result<mcp::server::Server> {
             test_input_required_result_tampered_state,
             test_input_required_result_capabilities,
             test_x_mcp_header,
+            greet,
+            slow_compute,
+            failing_job,
+            protocol_error_job,
+            confirm_delete,
+            multi_input,
+            test_tool_with_task,
         ])
         .tools([json_schema_2020_12_tool()])
         .prompts(mcp::prompts![
@@ -643,6 +650,78 @@ fn json_schema_2020_12() -> Value {
         "else": {"required": ["email"]},
         "additionalProperties": false
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools: tasks (SEP-2663, the `io.modelcontextprotocol/tasks` extension)
+
+/// Greets someone, at once
+#[mcp::tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` seconds, then answers; a task for clients that take one
+#[mcp::tool(task = "optional")]
+async fn slow_compute(seconds: u64, label: Option<String>) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let label = label.unwrap_or_else(|| "job".into());
+    format!("Computed {label} in {seconds} s")
+}
+
+/// Fails after about a second, as a tool does (`isError`); only ever a task
+#[mcp::tool(task = "required")]
+async fn failing_job() -> Result<&'static str, &'static str> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("The job failed: its input was rejected")
+}
+
+/// Ends in a protocol error, as a crashed backend would
+#[mcp::tool(task = "optional")]
+async fn protocol_error_job() -> Result<&'static str, McpError> {
+    Err(McpError::internal("The job's backend crashed"))
+}
+
+/// Delete this file?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct ConfirmDelete {
+    confirm: bool,
+}
+
+/// Deletes a file once the user confirms, asking inside the task
+#[mcp::tool(task = "optional")]
+async fn confirm_delete(filename: String, confirm: Elicit<ConfirmDelete>) -> String {
+    match confirm.confirm {
+        true => format!("Deleted {filename}"),
+        false => format!("Kept {filename}"),
+    }
+}
+
+/// Who are you, and do you confirm?
+#[derive(Debug, serde::Deserialize, mcp::Elicitation)]
+struct NameAndConfirm {
+    name: String,
+    confirm: bool,
+}
+
+/// Asks two questions at once, inside the task
+#[mcp::tool(task = "optional")]
+async fn multi_input(
+    #[mcp(key = "first")] first: Elicit<NameAndConfirm>,
+    #[mcp(key = "second")] second: Elicit<NameAndConfirm>,
+) -> String {
+    let said = |answer: &NameAndConfirm| match answer.confirm {
+        true => format!("{} (confirmed)", answer.name),
+        false => format!("{} (not confirmed)", answer.name),
+    };
+    format!("Received {} and {}", said(&first), said(&second))
+}
+
+/// Asks the user's name on the call, then works on as a task
+#[mcp::tool(task = "required", ask_before_task)]
+async fn test_tool_with_task(#[mcp(key = "user_name")] name: Elicit<Name>) -> String {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    format!("Hello, {}!", name.name)
 }
 
 // ---------------------------------------------------------------------------------------------

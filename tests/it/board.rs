@@ -281,3 +281,89 @@ fn the_python_sdk_client_listens_to_the_board() {
         "{stderr}"
     );
 }
+
+/// A 2026-07-28 request declaring the tasks extension and form elicitation, to the board at
+/// `url`, with its routing headers; the JSON-RPC reply.
+async fn rpc(url: &str, method: &str, mut params: Value) -> Value {
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .expect("a loopback address");
+    let capabilities = json!({
+        "extensions": {"io.modelcontextprotocol/tasks": {}},
+        "elicitation": {"form": {}},
+    });
+    params["_meta"] = crate::support::http::meta(capabilities);
+    let name = match method {
+        "tools/call" => params["name"].as_str().map(str::to_owned),
+        _ => params["taskId"].as_str().map(str::to_owned),
+    };
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    crate::support::http::post(addr, body.to_string())
+        .routing(method, name.as_deref())
+        .send()
+        .await
+        .json()
+}
+
+/// Polls task `id` through the board at `url` until its status is `status`.
+async fn task_until(url: &str, id: &str, status: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..400 {
+        last = rpc(url, "tasks/get", json!({"taskId": id})).await;
+        if last["result"]["status"] == status {
+            return last["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("task {id} never reached {status}: {last}");
+}
+
+#[tokio::test]
+async fn an_archive_started_on_one_instance_is_answered_polled_and_cancelled_through_another() {
+    if !board_has_redis() {
+        return;
+    }
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    let (_first, first) = serve_http(&["--redis", &url]);
+    let (_second, second) = serve_http(&["--redis", &url]);
+    let confirm = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+
+    // Started through the first; asked, answered and finished through the second.
+    let params = json!({"name": "archive", "arguments": {"delay_ms": 100}});
+    let started = rpc(&first, "tools/call", params).await;
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let id = started["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let waiting = task_until(&second, &id, "input_required").await;
+    assert_eq!(
+        waiting["inputRequests"]["confirm"]["method"],
+        "elicitation/create",
+        "{waiting}"
+    );
+    let update = json!({"taskId": id, "inputResponses": confirm});
+    let ack = rpc(&second, "tasks/update", update).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    assert!(ack["result"].get("taskId").is_none(), "{ack}");
+    let done = task_until(&second, &id, "completed").await;
+    assert_eq!(text(&done["result"]), "Archived 0 posts.");
+
+    // A long one, started and answered the same way, cancelled through the second: only its
+    // runner, on the first, writes `cancelled`, once it has dropped the function.
+    let params = json!({"name": "archive", "arguments": {"delay_ms": 600_000}});
+    let started = rpc(&first, "tools/call", params).await;
+    let id = started["result"]["taskId"].as_str().expect("a task id").to_owned();
+    task_until(&second, &id, "input_required").await;
+    let update = json!({"taskId": id, "inputResponses": confirm});
+    rpc(&second, "tasks/update", update).await;
+    task_until(&first, &id, "working").await;
+    let ack = rpc(&second, "tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    assert!(ack["result"].get("taskId").is_none(), "{ack}");
+    task_until(&first, &id, "cancelled").await;
+    let keys = redis.command(&["KEYS", "mcp:tasks:*"]).expect("KEYS");
+    assert!(!keys.is_empty(), "the tasks live in Redis");
+}

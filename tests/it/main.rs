@@ -50,3 +50,4 @@ mod runtime_changes;
 mod server_knobs;
 mod shutdown;
 mod task_store;
+mod tasks;

@@ -9,6 +9,7 @@ pub mod log;
 pub mod process;
 pub mod redis;
 pub mod snapshot;
+pub mod wire;
 
 use mcp::Elicit;
 use mcp::protocol::{ElicitParams, ElicitResult};
