@@ -1,8 +1,8 @@
 //! The extension point on the raw wire: an extension advertised by `server/discover`, its
 //! method served to the clients that declare it and refused (-32021) to the others, its
 //! `resultType` answering `tools/call`, over in-memory and Streamable HTTP; a method routed by
-//! a params member, whose `Mcp-Name` header must match it over HTTP; and the build errors of
-//! extensions that collide.
+//! a params member, whose `Mcp-Name` header must match it over HTTP (and which our client
+//! sends for the tasks extension's methods); and the build errors of extensions that collide.
 
 use std::time::Duration;
 
@@ -626,6 +626,76 @@ mod over_http {
             .await;
         assert_eq!(r.status, 200, "{r:?}");
         assert_eq!(r.json()["result"]["text"], "hi");
+    }
+
+    const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+    /// A stand-in for the tasks extension: `tasks/get`, `tasks/update` and `tasks/cancel`,
+    /// each routed by `taskId` and answering with the method and the id.
+    fn tasks_server() -> mcp::server::Server {
+        let mut tasks = mcp::server::Extension::new(TASKS);
+        for method in [
+            mcp::protocol::methods::TASKS_GET,
+            mcp::protocol::methods::TASKS_UPDATE,
+            mcp::protocol::methods::TASKS_CANCEL,
+        ] {
+            tasks = tasks
+                .method(
+                    method,
+                    move |_ctx: mcp::server::Context, params: Value| async move {
+                        Ok::<_, mcp::protocol::McpError>(
+                            json!({"method": method, "taskId": params["taskId"]}),
+                        )
+                    },
+                )
+                .routing_param(method, "taskId");
+        }
+        mcp::server::Server::builder(mcp::protocol::Implementation::new("tasks", "1.0.0"))
+            .extension(tasks)
+            .build()
+            .expect("the server builds")
+    }
+
+    #[tokio::test]
+    async fn our_client_sends_the_task_id_as_mcp_name_for_the_tasks_methods() {
+        use mcp::client::Client;
+        use mcp::protocol::{ClientCapabilities, Implementation, methods};
+
+        let (url, _stop) = serve(tasks_server()).await;
+        let addr: SocketAddr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .parse()
+            .expect("the server's address");
+        // The server holds tasks/get to its Mcp-Name (the conformance scenario
+        // `tasks-request-headers`)...
+        let tasks = json!({"extensions": {TASKS: {}}});
+        let get = request(1, methods::TASKS_GET, json!({"taskId": "t-1"}), tasks);
+        let r = post(addr, get)
+            .routing(methods::TASKS_GET, Some("t-2"))
+            .send()
+            .await;
+        assert_eq!((r.status, r.error_code()), (400, -32020), "{r:?}");
+        // ...and our client, which knows no extension of the server, sends it.
+        let duplex = mcp::transport::http_client::connect(&url).expect("a valid URL");
+        let client = Client::builder(Implementation::new("tasks-client", "1"))
+            .capabilities(ClientCapabilities::default().with_extension(TASKS))
+            .connect(duplex);
+        for (method, task) in [
+            (methods::TASKS_GET, "t-1"),
+            (methods::TASKS_UPDATE, "t-2"),
+            (methods::TASKS_CANCEL, "tâche-3"),
+        ] {
+            let answer: Value = client
+                .request(method, json!({"taskId": task}))
+                .await
+                .unwrap_or_else(|e| panic!("{method}: {e}"));
+            assert_eq!(
+                (&answer["method"], &answer["taskId"]),
+                (&json!(method), &json!(task)),
+                "{answer}"
+            );
+        }
     }
 
     #[tokio::test]

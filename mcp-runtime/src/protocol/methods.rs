@@ -30,6 +30,12 @@ pub const COMPLETE: &str = "completion/complete";
 pub const SET_LEVEL: &str = "logging/setLevel";
 /// `subscriptions/listen` (2026-07-28).
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+/// `tasks/get` (the tasks extension).
+pub const TASKS_GET: &str = "tasks/get";
+/// `tasks/update` (the tasks extension).
+pub const TASKS_UPDATE: &str = "tasks/update";
+/// `tasks/cancel` (the tasks extension).
+pub const TASKS_CANCEL: &str = "tasks/cancel";
 
 /// Methods that exist only in 2025-11-25: a 2026-07-28 request for one is -32601.
 pub const LEGACY_ONLY: &[&str] = &[
