@@ -1,7 +1,8 @@
 //! The extension point on the raw wire: an extension advertised by `server/discover`, its
 //! method served to the clients that declare it and refused (-32021) to the others, its
-//! `resultType` answering `tools/call`, over in-memory and Streamable HTTP; and the build
-//! errors of extensions that collide.
+//! `resultType` answering `tools/call`, over in-memory and Streamable HTTP; a method routed by
+//! a params member, whose `Mcp-Name` header must match it over HTTP (and which our client
+//! sends for the tasks extension's methods); and the build errors of extensions that collide.
 
 use std::time::Duration;
 
@@ -21,7 +22,8 @@ struct Say {
 
 /// `com.example/echo`: `echo/say` for declaring clients (reports progress, and what the client
 /// declared; panics on the text `panic`), `echo/about` for anyone, `echo/raw` (answers with
-/// its `reply` param as it is), and the `echoed` result type on `tools/call`.
+/// its `reply` param as it is), `echo/recall` (routed by `taskId`, which it answers with), and
+/// the `echoed` result type on `tools/call`.
 fn echo_extension() -> Extension {
     Extension::new(ECHO)
         .settings(json!({"maxLength": 100}))
@@ -37,6 +39,10 @@ fn echo_extension() -> Extension {
         .method("echo/raw", |_ctx: Context, params: Value| async move {
             Ok::<_, McpError>(params["reply"].clone())
         })
+        .method("echo/recall", |_ctx: Context, params: Value| async move {
+            Ok::<_, McpError>(json!({"recalled": params["taskId"]}))
+        })
+        .routing_param("echo/recall", "taskId")
         .result_type("echoed", [methods::TOOLS_CALL])
 }
 
@@ -453,6 +459,38 @@ fn extensions_that_collide_are_build_errors_naming_both() {
     );
 }
 
+#[test]
+fn a_routing_field_for_a_method_the_extension_does_not_serve_is_a_build_error() {
+    let noop = |_ctx: Context, _: Value| async { Ok::<_, McpError>(json!({})) };
+    let unserved = Server::builder(Implementation::new("jobs", "1.0.0"))
+        .extension(
+            Extension::new("com.example/jobs")
+                .method("jobs/get", noop)
+                .routing_param("jobs/cancel", "jobId"),
+        )
+        .build()
+        .expect_err("jobs/cancel is not served");
+    assert!(
+        matches!(&unserved, BuildError::InvalidExtension { id, reason }
+            if id == "com.example/jobs" && reason.contains("`jobs/cancel`")),
+        "{unserved}"
+    );
+    assert_eq!(
+        unserved.to_string(),
+        "extension `com.example/jobs` cannot be registered: it names routing field `jobId` for \
+         `jobs/cancel`, which it does not serve"
+    );
+    // Declared before the method it names, it is the same declaration.
+    Server::builder(Implementation::new("jobs", "1.0.0"))
+        .extension(
+            Extension::new("com.example/jobs")
+                .routing_param("jobs/get", "jobId")
+                .method("jobs/get", noop),
+        )
+        .build()
+        .expect("the order does not matter");
+}
+
 #[cfg(feature = "http")]
 mod over_http {
     use std::net::SocketAddr;
@@ -517,6 +555,147 @@ mod over_http {
         let say = request(4, "echo/say", json!({"text": "hi"}), declaring(json!({})));
         let r = send(addr, "echo/shout", say).await;
         assert_eq!((r.status, r.error_code()), (400, -32020), "{r:?}");
+    }
+
+    #[tokio::test]
+    async fn a_method_routed_by_task_id_is_served_only_with_a_matching_mcp_name() {
+        let (addr, _stop) = started().await;
+        let recall = |id, params| request(id, "echo/recall", params, declaring(json!({})));
+        let routed = |line, name| post(addr, line).routing("echo/recall", name).send();
+
+        let r = routed(recall(1, json!({"taskId": "t-1"})), Some("t-1")).await;
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(r.json()["result"]["recalled"], "t-1");
+        // Encoded as any header value that is not plain ASCII.
+        let r = routed(
+            recall(2, json!({"taskId": "tâche-1"})),
+            Some("=?base64?dMOiY2hlLTE=?="),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(r.json()["result"]["recalled"], "tâche-1");
+
+        let r = routed(recall(3, json!({"taskId": "t-1"})), Some("t-2")).await;
+        assert_eq!((r.status, r.error_code()), (400, -32020), "{r:?}");
+        assert_eq!(
+            r.json()["error"]["message"],
+            "Mcp-Name header \"t-2\" does not match the body"
+        );
+        let r = routed(recall(4, json!({"taskId": "t-1"})), None).await;
+        assert_eq!((r.status, r.error_code()), (400, -32020), "{r:?}");
+        assert_eq!(r.json()["error"]["message"], "Missing Mcp-Name header");
+        // A body without the member as a string matches no header, as a tools/call without
+        // a name does.
+        for params in [json!({}), json!({"taskId": 1}), json!({"taskId": null})] {
+            for name in [None, Some("1")] {
+                let r = routed(recall(5, params.clone()), name).await;
+                assert_eq!(
+                    (r.status, r.error_code()),
+                    (400, -32020),
+                    "{params} {name:?}: {r:?}"
+                );
+            }
+        }
+        // Given twice, the header could match one and the handler read the other.
+        let twice = recall(6, json!({})).replacen(
+            r#""params":{"#,
+            r#""params":{"taskId":"t-1","taskId":"t-2","#,
+            1,
+        );
+        let r = routed(twice, Some("t-1")).await;
+        assert_eq!((r.status, r.error_code()), (400, -32602), "{r:?}");
+        let message = r.json()["error"]["message"].clone();
+        let message = message.as_str().unwrap_or_default();
+        assert!(
+            message.starts_with("Invalid params: duplicate field `taskId`"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_extensions_other_methods_need_no_mcp_name() {
+        let (addr, _stop) = started().await;
+        let say = request(1, "echo/say", json!({"text": "hi"}), declaring(json!({})));
+        let r = send(addr, "echo/say", say).await;
+        assert_eq!(r.status, 200, "{r:?}");
+        // And one sent anyway is not compared, as for tools/list.
+        let say = request(2, "echo/say", json!({"text": "hi"}), declaring(json!({})));
+        let r = post(addr, say)
+            .routing("echo/say", Some("whatever"))
+            .send()
+            .await;
+        assert_eq!(r.status, 200, "{r:?}");
+        assert_eq!(r.json()["result"]["text"], "hi");
+    }
+
+    const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+    /// A stand-in for the tasks extension: `tasks/get`, `tasks/update` and `tasks/cancel`,
+    /// each routed by `taskId` and answering with the method and the id.
+    fn tasks_server() -> mcp::server::Server {
+        let mut tasks = mcp::server::Extension::new(TASKS);
+        for method in [
+            mcp::protocol::methods::TASKS_GET,
+            mcp::protocol::methods::TASKS_UPDATE,
+            mcp::protocol::methods::TASKS_CANCEL,
+        ] {
+            tasks = tasks
+                .method(
+                    method,
+                    move |_ctx: mcp::server::Context, params: Value| async move {
+                        Ok::<_, mcp::protocol::McpError>(
+                            json!({"method": method, "taskId": params["taskId"]}),
+                        )
+                    },
+                )
+                .routing_param(method, "taskId");
+        }
+        mcp::server::Server::builder(mcp::protocol::Implementation::new("tasks", "1.0.0"))
+            .extension(tasks)
+            .build()
+            .expect("the server builds")
+    }
+
+    #[tokio::test]
+    async fn our_client_sends_the_task_id_as_mcp_name_for_the_tasks_methods() {
+        use mcp::client::Client;
+        use mcp::protocol::{ClientCapabilities, Implementation, methods};
+
+        let (url, _stop) = serve(tasks_server()).await;
+        let addr: SocketAddr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .parse()
+            .expect("the server's address");
+        // The server holds tasks/get to its Mcp-Name (the conformance scenario
+        // `tasks-request-headers`)...
+        let tasks = json!({"extensions": {TASKS: {}}});
+        let get = request(1, methods::TASKS_GET, json!({"taskId": "t-1"}), tasks);
+        let r = post(addr, get)
+            .routing(methods::TASKS_GET, Some("t-2"))
+            .send()
+            .await;
+        assert_eq!((r.status, r.error_code()), (400, -32020), "{r:?}");
+        // ...and our client, which knows no extension of the server, sends it.
+        let duplex = mcp::transport::http_client::connect(&url).expect("a valid URL");
+        let client = Client::builder(Implementation::new("tasks-client", "1"))
+            .capabilities(ClientCapabilities::default().with_extension(TASKS))
+            .connect(duplex);
+        for (method, task) in [
+            (methods::TASKS_GET, "t-1"),
+            (methods::TASKS_UPDATE, "t-2"),
+            (methods::TASKS_CANCEL, "tâche-3"),
+        ] {
+            let answer: Value = client
+                .request(method, json!({"taskId": task}))
+                .await
+                .unwrap_or_else(|e| panic!("{method}: {e}"));
+            assert_eq!(
+                (&answer["method"], &answer["taskId"]),
+                (&json!(method), &json!(task)),
+                "{answer}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -218,6 +218,13 @@ impl Server {
         &self.inner.http
     }
 
+    /// The params field whose string a request for `method` must carry in `Mcp-Name`, when
+    /// an extension routes the method by one (see [`Extension::routing_param`]).
+    #[cfg(feature = "http")]
+    pub(crate) fn routing_param(&self, method: &str) -> Option<&str> {
+        self.inner.extensions.routing_param(method)
+    }
+
     fn result_fields(&self, generation: Generation) -> &ResultFields {
         match generation {
             Generation::V2026_07_28 => &self.inner.on_2026,

@@ -34,7 +34,8 @@ impl Preparsed {
 }
 
 /// A request's params read in one pass: the gate's input and, borrowed from the params, what
-/// they name (a tool or prompt, a resource URI) and the tool's arguments.
+/// they name (a tool or prompt, a resource URI, or the member an extension routes its method
+/// by) and the tool's arguments.
 #[cfg(feature = "http")]
 #[derive(Debug)]
 pub(crate) struct Preread<'a> {
@@ -46,30 +47,43 @@ pub(crate) struct Preread<'a> {
     pub uri: Option<Text<'a>>,
     /// `arguments` (`tools/call`), unparsed.
     pub arguments: Option<&'a RawValue>,
+    /// The member named by `routed_by`, when it is a string.
+    pub routed: Option<Text<'a>>,
 }
 
 #[cfg(feature = "http")]
 impl<'a> Preread<'a> {
-    /// Reads `params`, or says why they cannot be a request's params (-32602): `_meta` that
-    /// is not a valid `_meta`, or a member that appears twice.
+    /// Reads `params`, and the member `routed_by` too when an extension routes the method by
+    /// one; or says why they cannot be a request's params (-32602): `_meta` that is not a
+    /// valid `_meta`, or a member that appears twice.
     ///
-    /// A `name` or `uri` that is not a string reads as absent: routing headers that name a
-    /// target then disagree with the body, and the handler's own decoding says what is wrong.
-    pub fn read(params: &'a RawValue) -> Result<Self, McpError> {
+    /// A `name`, `uri` or routed member that is not a string reads as absent: routing headers
+    /// that name a target then disagree with the body, and the handler's own decoding says
+    /// what is wrong.
+    pub fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
         let Members {
             input,
             name,
             uri,
             arguments,
-        } = Members::read(params)?;
+            routed,
+        } = Members::read(params, routed_by)?;
         let text = |raw: Option<&'a RawValue>| {
             raw.and_then(|raw| serde_json::from_str::<Text<'a>>(raw.get()).ok())
+        };
+        // The visitor keeps a member it reads for itself in its own slot.
+        let routed = match routed_by {
+            Some("name") => name,
+            Some("uri") => uri,
+            Some("arguments") => arguments,
+            _ => routed,
         };
         Ok(Self {
             preparsed: Preparsed::new(Box::new(input)),
             name: text(name),
             uri: text(uri),
             arguments,
+            routed: text(routed),
         })
     }
 }
@@ -113,7 +127,7 @@ pub fn read_both_ways(
         name: None,
         uri: None,
     };
-    let transport = Preread::read(params).map(|read| {
+    let transport = Preread::read(params, None).map(|read| {
         let name = read.name.as_deref().map(str::to_owned);
         let uri = read.uri.as_deref().map(str::to_owned);
         let input = read.preparsed.into_input();
@@ -131,7 +145,7 @@ impl GateInput {
     /// Reads the gate's input from `params` (see [`Preread::read`] for what is refused).
     pub fn read(params: Option<&RawValue>) -> Result<Self, McpError> {
         match params {
-            Some(params) => Members::read(params).map(|members| members.input),
+            Some(params) => Members::read(params, None).map(|members| members.input),
             None => Ok(Self::default()),
         }
     }
@@ -141,7 +155,8 @@ impl GateInput {
 /// (it is read on every request), the others kept raw, which serde_json does without
 /// recursing, so no depth of nesting fails outside `_meta`. The targets are for the HTTP
 /// transport's routing headers; they are read in every build all the same, so a member given
-/// twice is refused alike with or without it.
+/// twice is refused alike with or without it. The one member an extension routes by is read
+/// only by that transport, which alone compares it with a header.
 #[derive(Default)]
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 struct Members<'a> {
@@ -149,21 +164,26 @@ struct Members<'a> {
     name: Option<&'a RawValue>,
     uri: Option<&'a RawValue>,
     arguments: Option<&'a RawValue>,
+    /// The member an extension routes the method by, unless one of the above.
+    routed: Option<&'a RawValue>,
 }
 
 impl<'a> Members<'a> {
-    fn read(params: &'a RawValue) -> Result<Self, McpError> {
+    fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
         let mut de = serde_json::Deserializer::from_str(params.get());
         let in_meta = Cell::new(false);
-        de.deserialize_map(MembersVisitor { in_meta: &in_meta })
-            .map_err(|e| {
-                let what = if in_meta.get() {
-                    "Invalid _meta"
-                } else {
-                    "Invalid params"
-                };
-                params_error(what, &e)
-            })
+        de.deserialize_map(MembersVisitor {
+            in_meta: &in_meta,
+            routed_by,
+        })
+        .map_err(|e| {
+            let what = if in_meta.get() {
+                "Invalid _meta"
+            } else {
+                "Invalid params"
+            };
+            params_error(what, &e)
+        })
     }
 }
 
@@ -180,6 +200,8 @@ fn params_error(what: &str, e: &serde_json::Error) -> McpError {
 struct MembersVisitor<'c> {
     /// Set when reading `_meta` failed, so the error says so.
     in_meta: &'c Cell<bool>,
+    /// The member an extension routes the method by.
+    routed_by: Option<&'c str>,
 }
 
 impl<'de> Visitor<'de> for MembersVisitor<'_> {
@@ -225,6 +247,15 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                     };
                     state_seen = true;
                 }
+                // Twice, the header could be checked against one and the handler served the
+                // other.
+                routed if Some(routed) == self.routed_by => {
+                    if members.routed.replace(map.next_value()?).is_some() {
+                        return Err(de::Error::custom(format_args!(
+                            "duplicate field `{routed}`"
+                        )));
+                    }
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -260,7 +291,7 @@ mod tests {
         let params = raw(
             r#"{"name":"provision","arguments":{"name":"orders"},"inputResponses":{"region":{"action":"accept","content":{"region":"eu-west-1"}}},"requestState":"v1.abc","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}}"#,
         );
-        let read = Preread::read(&params).expect("one pass reads it");
+        let read = Preread::read(&params, None).expect("one pass reads it");
         assert_eq!(read.name.as_deref(), Some("provision"));
         assert_eq!(read.preparsed.protocol_version(), Some("2026-07-28"));
         assert!(read.preparsed.declares_client_capabilities());
@@ -273,9 +304,53 @@ mod tests {
         let params = raw(
             r#"{"name":1,"uri":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
         );
-        let read = Preread::read(&params).expect("readable");
+        let read = Preread::read(&params, None).expect("readable");
         assert!(read.name.is_none() && read.uri.is_none());
         assert_eq!(read.preparsed.protocol_version(), Some("2026-07-28"));
+    }
+
+    #[test]
+    fn the_member_an_extension_routes_by_is_read_in_the_same_pass() {
+        const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        let params = raw(&format!(r#"{{"taskId":"t-1","name":"n",{META}}}"#));
+        let read = Preread::read(&params, Some("taskId")).expect("readable");
+        assert_eq!(read.routed.as_deref(), Some("t-1"));
+        assert_eq!(read.name.as_deref(), Some("n"));
+        assert_eq!(read.preparsed.protocol_version(), Some("2026-07-28"));
+        // Not asked for, not read.
+        let read = Preread::read(&params, None).expect("readable");
+        assert!(read.routed.is_none());
+        // A key is compared once unescaped, as the handler's decoding reads it.
+        let escaped = raw(r#"{"task\u0049d":"t-2"}"#);
+        let read = Preread::read(&escaped, Some("taskId")).expect("readable");
+        assert_eq!(read.routed.as_deref(), Some("t-2"));
+        // A member the reader keeps for itself can route an extension's method too.
+        let read = Preread::read(&params, Some("name")).expect("readable");
+        assert_eq!(read.routed.as_deref(), Some("n"));
+        for absent in [
+            r#"{"taskId":7}"#,
+            r#"{"taskId":null}"#,
+            r#"{"other":"t-1"}"#,
+        ] {
+            let params = raw(absent);
+            let read = Preread::read(&params, Some("taskId")).expect(absent);
+            assert!(read.routed.is_none(), "{absent}");
+        }
+    }
+
+    #[test]
+    fn the_routed_member_twice_is_refused_only_where_it_is_routed_by() {
+        let twice = raw(r#"{"taskId":"t-1","taskId":"t-2"}"#);
+        let error = Preread::read(&twice, Some("taskId")).expect_err("twice");
+        assert_eq!(error.code, -32602);
+        assert!(
+            error.message.contains("duplicate field `taskId`"),
+            "{}",
+            error.message
+        );
+        // Elsewhere it is a member like any other, which the handler's decoding judges.
+        assert!(Preread::read(&twice, None).is_ok());
+        assert!(GateInput::read(Some(&twice)).is_ok());
     }
 
     #[test]

@@ -52,7 +52,9 @@ type MethodHandler =
 /// registered with [`method_without_declaration`](Self::method_without_declaration).
 ///
 /// Extension `_meta` keys need no registration: a request's arrive in [`Context::meta`], and a
-/// result's go in its own `_meta`.
+/// result's go in its own `_meta`. A method whose requests an HTTP intermediary should route by
+/// what they address (a task's id, say) names that params member with
+/// [`routing_param`](Self::routing_param).
 ///
 /// ```
 /// use mcp::protocol::{Implementation, McpError};
@@ -88,6 +90,7 @@ pub struct Extension {
     settings: Value,
     methods: Vec<Method>,
     result_types: Vec<ResultTypeClaim>,
+    routes: Vec<Route>,
 }
 
 /// One method of an extension, as registered.
@@ -96,6 +99,12 @@ struct Method {
     /// Whether only a client that declared the extension on the request may call it.
     requires_declaration: bool,
     handler: MethodHandler,
+}
+
+/// A method's requests are routed by `params.<field>` (the `Mcp-Name` header carries it).
+struct Route {
+    method: String,
+    field: String,
 }
 
 /// A `resultType` value an extension may answer core methods with, and which methods.
@@ -113,6 +122,7 @@ impl Extension {
             settings: Value::Object(Default::default()),
             methods: Vec::new(),
             result_types: Vec::new(),
+            routes: Vec::new(),
         }
     }
 
@@ -199,6 +209,58 @@ impl Extension {
         self
     }
 
+    /// Routes requests for `method` by the string at `params.<field>`, as `tools/call` is
+    /// routed by the tool's name: over Streamable HTTP a 2026-07-28 request for `method` must
+    /// carry that string as its `Mcp-Name` header, so an intermediary can route it without
+    /// reading the body (SEP-2243; the tasks extension routes `tasks/get`, `tasks/update` and
+    /// `tasks/cancel` by `taskId`). A request whose header is missing or differs from the body
+    /// is refused with HTTP 400 and `-32020`, before any handler runs; so is one whose
+    /// `params.<field>` is absent or not a string, as a `tools/call` without a name is. A field
+    /// given twice in the params is `-32602`. Other transports carry no headers and check
+    /// nothing.
+    ///
+    /// `field` is a member of `params` itself (no path into nested objects). `build` refuses a
+    /// `method` this extension does not register, a second field for one method, and a field
+    /// that cannot name a target (empty, `_meta`, `requestState`).
+    ///
+    /// It names the method rather than modifying the last one registered, so it reads the
+    /// same for [`method`](Self::method) and
+    /// [`method_without_declaration`](Self::method_without_declaration), in any order.
+    ///
+    /// ```
+    /// use mcp::protocol::{Implementation, McpError};
+    /// use mcp::server::{Context, Extension, Server};
+    /// use serde_json::{Value, json};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// #[serde(rename_all = "camelCase")]
+    /// struct Lookup {
+    ///     job_id: String,
+    /// }
+    ///
+    /// let jobs = Extension::new("com.example/jobs")
+    ///     .method("jobs/get", |_ctx: Context, lookup: Lookup| async move {
+    ///         Ok::<_, McpError>(json!({"jobId": lookup.job_id, "status": "working"}))
+    ///     })
+    ///     .method("jobs/count", |_ctx: Context, _: Value| async move {
+    ///         Ok::<_, McpError>(json!({"count": 1}))
+    ///     })
+    ///     // `jobs/get` goes to the instance holding the job; `jobs/count` anywhere.
+    ///     .routing_param("jobs/get", "jobId");
+    /// let server = Server::builder(Implementation::new("jobs", "1.0.0"))
+    ///     .extension(jobs)
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn routing_param(mut self, method: impl Into<String>, field: impl Into<String>) -> Self {
+        self.routes.push(Route {
+            method: method.into(),
+            field: field.into(),
+        });
+        self
+    }
+
     fn with_method<P, R, F, Fut>(mut self, name: String, requires_declaration: bool, f: F) -> Self
     where
         P: DeserializeOwned + Send + 'static,
@@ -235,11 +297,17 @@ impl std::fmt::Debug for Extension {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let methods: Vec<&str> = self.methods.iter().map(|m| m.name.as_str()).collect();
         let result_types: Vec<&str> = self.result_types.iter().map(|r| r.value.as_str()).collect();
+        let routes: Vec<(&str, &str)> = self
+            .routes
+            .iter()
+            .map(|r| (r.method.as_str(), r.field.as_str()))
+            .collect();
         f.debug_struct("Extension")
             .field("id", &self.id)
             .field("settings", &self.settings)
             .field("methods", &methods)
             .field("result_types", &result_types)
+            .field("routes", &routes)
             .finish()
     }
 }

@@ -22,6 +22,10 @@ pub(crate) struct Extensions {
     methods: HashMap<String, Served>,
     /// Each extra `resultType` value with its extension and the methods it may answer.
     result_types: HashMap<String, (Arc<str>, Vec<String>)>,
+    /// Method → the params field its requests are routed by. Apart from `methods` so that it
+    /// stays empty on a server no extension of which routes, where a lookup returns before
+    /// hashing the method name: core requests pay nothing for it.
+    routing: HashMap<String, String>,
 }
 
 /// An extension method as dispatch finds it.
@@ -43,6 +47,7 @@ impl Extensions {
                 settings,
                 methods,
                 result_types,
+                routes,
             } = extension;
             let invalid = |reason: String| BuildError::InvalidExtension {
                 id: id.clone(),
@@ -68,6 +73,9 @@ impl Extensions {
             }
             for claim in result_types {
                 extensions.add_result_type(&owner, claim.value, claim.methods)?;
+            }
+            for route in routes {
+                extensions.add_route(&owner, route)?;
             }
             extensions.advertised.insert(id, settings.into());
         }
@@ -98,6 +106,38 @@ impl Extensions {
             handler: method.handler,
         };
         self.methods.insert(name, served);
+        Ok(())
+    }
+
+    /// Takes a routing field for a method `owner` serves (its methods are added already).
+    fn add_route(&mut self, owner: &Arc<str>, route: super::Route) -> Result<(), BuildError> {
+        let super::Route { method, field } = route;
+        let invalid = |reason: String| BuildError::InvalidExtension {
+            id: owner.to_string(),
+            reason,
+        };
+        // `_meta` is never a string, and `requestState` is the server's own sealed token:
+        // neither names what a request is about.
+        if matches!(field.as_str(), "" | "_meta" | "requestState") {
+            return Err(invalid(format!(
+                "`{field}` cannot be the routing field of `{method}`"
+            )));
+        }
+        let serves = self
+            .methods
+            .get(&method)
+            .is_some_and(|served| served.extension == *owner);
+        if !serves {
+            return Err(invalid(format!(
+                "it names routing field `{field}` for `{method}`, which it does not serve"
+            )));
+        }
+        if let Some(first) = self.routing.get(&method) {
+            return Err(invalid(format!(
+                "it names two routing fields for `{method}`: `{first}` and `{field}`"
+            )));
+        }
+        self.routing.insert(method, field);
         Ok(())
     }
 
@@ -150,6 +190,12 @@ impl Extensions {
     /// The extension method `name`, if one serves it.
     pub fn method(&self, name: &str) -> Option<&Served> {
         self.methods.get(name)
+    }
+
+    /// The params field requests for `method` are routed by, if an extension names one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub fn routing_param(&self, method: &str) -> Option<&str> {
+        self.routing.get(method).map(String::as_str)
     }
 
     /// The extension that may answer `method` with `result_type`, if one may.
@@ -264,6 +310,57 @@ mod tests {
             notification.contains("cannot be a request method's name"),
             "{notification}"
         );
+    }
+
+    #[test]
+    fn a_routing_field_is_indexed_for_a_method_of_its_own_extension_only() {
+        let built = Extensions::new(vec![
+            echo("com.example/jobs", "jobs/get").routing_param("jobs/get", "jobId"),
+            echo("com.example/other", "other/get"),
+        ])
+        .expect("builds");
+        assert_eq!(built.routing_param("jobs/get"), Some("jobId"));
+        assert_eq!(built.routing_param("other/get"), None);
+        assert_eq!(built.routing_param(methods::TOOLS_CALL), None);
+
+        let unserved = refusal(vec![
+            echo("com.example/jobs", "jobs/get").routing_param("jobs/cancel", "jobId"),
+        ]);
+        assert_eq!(
+            unserved,
+            "extension `com.example/jobs` cannot be registered: it names routing field `jobId` \
+             for `jobs/cancel`, which it does not serve"
+        );
+        // Another extension's method is not this one's to route.
+        let foreign = refusal(vec![
+            echo("com.example/other", "other/get"),
+            Extension::new("com.example/jobs").routing_param("other/get", "id"),
+        ]);
+        assert!(
+            foreign.starts_with("extension `com.example/jobs` cannot be registered")
+                && foreign.ends_with("which it does not serve"),
+            "{foreign}"
+        );
+        let twice = refusal(vec![
+            echo("com.example/jobs", "jobs/get")
+                .routing_param("jobs/get", "jobId")
+                .routing_param("jobs/get", "id"),
+        ]);
+        assert!(
+            twice.ends_with("it names two routing fields for `jobs/get`: `jobId` and `id`"),
+            "{twice}"
+        );
+        for field in ["", "_meta", "requestState"] {
+            let refused = refusal(vec![
+                echo("com.example/jobs", "jobs/get").routing_param("jobs/get", field),
+            ]);
+            assert!(
+                refused.ends_with(&format!(
+                    "`{field}` cannot be the routing field of `jobs/get`"
+                )),
+                "{refused}"
+            );
+        }
     }
 
     #[test]

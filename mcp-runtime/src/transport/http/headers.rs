@@ -80,7 +80,8 @@ pub(super) struct BodyFacts<'a> {
     pub method: &'a str,
     pub protocol_version: &'a str,
     /// For methods that name a target (`params.name` of tools/call and prompts/get,
-    /// `params.uri` of resources/read): that value, if the body has one.
+    /// `params.uri` of resources/read, the routing field of an extension's method): that
+    /// value, if the body has one as a string.
     pub name: Option<Option<&'a str>>,
 }
 

@@ -23,6 +23,8 @@ struct Target<'a> {
     name: Option<&'a str>,
     uri: Option<&'a str>,
     arguments: Option<&'a RawValue>,
+    /// For a method an extension routes by a params member: that member, if it is a string.
+    routed: Option<Option<&'a str>>,
 }
 
 /// How a POSTed message travels.
@@ -56,14 +58,16 @@ pub(super) async fn classify(
             preparsed: None,
         });
     };
+    let routed_by = request.and_then(|r| shared.server.routing_param(&r.method));
     // Fail closed: a body the server's own reader refuses is refused here, before anything
     // is decided on what it seems to say.
-    let read = Preread::read(params)?;
+    let read = Preread::read(params, routed_by)?;
     let Preread {
         preparsed,
         name,
         uri,
         arguments,
+        routed,
     } = read;
     let version = preparsed.protocol_version();
     let stateless = version.is_some();
@@ -76,6 +80,7 @@ pub(super) async fn classify(
             name: name.as_deref(),
             uri: uri.as_deref(),
             arguments,
+            routed: routed_by.map(|_| routed.as_deref()),
         };
         check_headers(shared, headers, request, version, target).await?;
     }
@@ -143,7 +148,8 @@ async fn check_headers(
     let name = match request.method.as_str() {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some(target.name),
         methods::RESOURCES_READ => Some(target.uri),
-        _ => None,
+        // An extension's method is held to its routing field as a core method to its name.
+        _ => target.routed,
     };
     headers::check_routing(
         headers,

@@ -135,12 +135,7 @@ async fn exchange(
         request = request.header("mcp-protocol-version", header_value(version));
         if let Some(method) = method {
             request = request.header("mcp-method", header_value(method));
-            let name = match method {
-                methods::TOOLS_CALL | methods::PROMPTS_GET => params.and_then(|p| p.get("name")),
-                methods::RESOURCES_READ => params.and_then(|p| p.get("uri")),
-                _ => None,
-            };
-            if let Some(name) = name.and_then(Value::as_str) {
+            if let Some(name) = routing_name(method, params) {
                 request = request.header("mcp-name", header_value(name));
             }
             if method == methods::TOOLS_CALL {
@@ -404,6 +399,20 @@ async fn listen(
     }
 }
 
+/// What `Mcp-Name` carries for a 2026-07-28 request for `method`, if anything: the tool's or
+/// prompt's name, the resource's URI (SEP-2243), or the task's id for the tasks extension's
+/// methods that address one task. The client knows no server's extensions, but the `tasks/`
+/// prefix is reserved for that extension, so its names can be known here.
+fn routing_name<'p>(method: &str, params: Option<&'p Value>) -> Option<&'p str> {
+    let field = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ => "uri",
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
+        _ => return None,
+    };
+    params?.get(field)?.as_str()
+}
+
 /// `Mcp-Param-{Name}` headers for the arguments of a `tools/call` whose tool annotated them.
 fn tool_param_headers(endpoint: &Endpoint, params: Option<&Value>) -> Vec<(String, String)> {
     let Some(params) = params else {
@@ -466,4 +475,35 @@ pub fn header_value(value: &str) -> HeaderValue {
         format!("=?base64?{}?=", STANDARD.encode(value))
     };
     HeaderValue::from_str(&encoded).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn mcp_name_carries_the_target_of_the_methods_that_name_one() {
+        let params = json!({"name": "deploy", "uri": "file:///a", "taskId": "t-1"});
+        let cases = [
+            (methods::TOOLS_CALL, Some("deploy")),
+            (methods::PROMPTS_GET, Some("deploy")),
+            (methods::RESOURCES_READ, Some("file:///a")),
+            (methods::TASKS_GET, Some("t-1")),
+            (methods::TASKS_UPDATE, Some("t-1")),
+            (methods::TASKS_CANCEL, Some("t-1")),
+            (methods::TOOLS_LIST, None),
+            ("tasks/list", None),
+            ("com.example/jobs/get", None),
+        ];
+        for (method, expected) in cases {
+            assert_eq!(routing_name(method, Some(&params)), expected, "{method}");
+        }
+        // No header for a target the body does not give as a string: the server refuses
+        // the request either way, and says so better than a made-up header would.
+        assert_eq!(routing_name(methods::TASKS_GET, None), None);
+        let numeric = json!({"taskId": 7});
+        assert_eq!(routing_name(methods::TASKS_GET, Some(&numeric)), None);
+    }
 }
