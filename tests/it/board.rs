@@ -337,11 +337,13 @@ async fn an_archive_started_on_one_instance_is_answered_polled_and_cancelled_thr
     let params = json!({"name": "archive", "arguments": {"delay_ms": 100}});
     let started = rpc(&first, "tools/call", params).await;
     assert_eq!(started["result"]["resultType"], "task", "{started}");
-    let id = started["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
     let waiting = task_until(&second, &id, "input_required").await;
     assert_eq!(
-        waiting["inputRequests"]["confirm"]["method"],
-        "elicitation/create",
+        waiting["inputRequests"]["confirm"]["method"], "elicitation/create",
         "{waiting}"
     );
     let update = json!({"taskId": id, "inputResponses": confirm});
@@ -355,7 +357,10 @@ async fn an_archive_started_on_one_instance_is_answered_polled_and_cancelled_thr
     // runner, on the first, writes `cancelled`, once it has dropped the function.
     let params = json!({"name": "archive", "arguments": {"delay_ms": 600_000}});
     let started = rpc(&first, "tools/call", params).await;
-    let id = started["result"]["taskId"].as_str().expect("a task id").to_owned();
+    let id = started["result"]["taskId"]
+        .as_str()
+        .expect("a task id")
+        .to_owned();
     task_until(&second, &id, "input_required").await;
     let update = json!({"taskId": id, "inputResponses": confirm});
     rpc(&second, "tasks/update", update).await;

@@ -199,7 +199,11 @@ async fn until(wire: &mut Wire, task_id: &str, status: &str) -> Value {
 /// An empty acknowledgement: `resultType: "complete"` and the server's `_meta`, nothing more.
 fn assert_ack(reply: &Value) {
     let result = reply["result"].as_object().expect("a result");
-    assert_eq!(result.get("resultType"), Some(&json!("complete")), "{reply}");
+    assert_eq!(
+        result.get("resultType"),
+        Some(&json!("complete")),
+        "{reply}"
+    );
     assert!(
         result.keys().all(|k| k == "resultType" || k == "_meta"),
         "{reply}"
@@ -587,4 +591,8 @@ async fn another_callers_task_is_not_found() {
         .await;
         assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
     }
+    // Mcp-Name carries the task id, for balancers to route by.
+    let params = json!({"taskId": id});
+    let elsewhere = post_as(&running, "alice", "tasks/get", params, Some("t2")).await;
+    assert_eq!(elsewhere["error"]["code"], -32020, "{elsewhere}");
 }

@@ -38,6 +38,10 @@ impl TaskRuntime {
                     async move { runtime.cancel(&ctx, &p.task_id).await }
                 },
             )
+            // Over HTTP, `Mcp-Name` carries the task id, so a balancer can route by it.
+            .routing_param(methods::TASKS_GET, "taskId")
+            .routing_param(methods::TASKS_UPDATE, "taskId")
+            .routing_param(methods::TASKS_CANCEL, "taskId")
     }
 
     async fn get(&self, ctx: &Context, task_id: &str) -> Result<DetailedTask, McpError> {
