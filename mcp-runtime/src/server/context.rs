@@ -117,7 +117,7 @@ impl Context {
         self
     }
 
-    /// Where a tool with `ask = "before_task"` has every Resolve parameter in hand and its body
+    /// Where a tool with `ask_before_task` has every Resolve parameter in hand and its body
     /// is about to run: the tasks runtime makes the task here and runs the body in the
     /// background. Anywhere else it returns at once (macro-generated wrappers call it).
     #[doc(hidden)]

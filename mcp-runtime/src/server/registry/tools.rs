@@ -60,7 +60,7 @@ pub struct ToolInfo {
     /// Whether it may run as a task (`task = …`).
     pub task: TaskSupport,
     /// In a task, its Resolve parameters are asked on the `tools/call` itself, round by round,
-    /// before the task is made (`ask = "before_task"`); otherwise through the task's
+    /// before the task is made (`ask_before_task`); otherwise through the task's
     /// `input_required` status.
     pub ask_before_task: bool,
 }
@@ -173,6 +173,13 @@ impl ToolEntry {
     /// Whether the tool may run as a task.
     pub fn task_support(&self) -> TaskSupport {
         self.task
+    }
+
+    /// Whether, in a task, its Resolve parameters are asked on the `tools/call` itself before
+    /// the task is made (`#[mcp::tool(ask_before_task)]`), rather than through the task's
+    /// `input_required` status.
+    pub fn asks_before_task(&self) -> bool {
+        self.ask_before_task
     }
 
     /// How the tool is listed in `tools/list`.
