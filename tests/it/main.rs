@@ -17,6 +17,7 @@ mod client_listen;
 mod client_progress;
 mod client_rounds;
 mod client_server;
+mod client_tasks;
 mod elicit_url;
 mod elicitation_schemas;
 mod extensions;

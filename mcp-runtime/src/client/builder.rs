@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    Implementation, ListRootsResult, McpError, Tool,
+    Implementation, JsonObject, ListRootsResult, McpError, TASKS_EXTENSION, Tool,
 };
 use crate::transport::Duplex;
 
@@ -44,6 +44,7 @@ pub struct ClientBuilder {
     pub(super) restarts: u32,
     pub(super) call_timeout: Option<Duration>,
     pub(super) tools_hook: Option<ToolsHook>,
+    accept_tasks: bool,
 }
 
 impl ClientBuilder {
@@ -56,6 +57,7 @@ impl ClientBuilder {
             restarts: 0,
             call_timeout: None,
             tools_hook: None,
+            accept_tasks: true,
         }
     }
 
@@ -154,14 +156,48 @@ impl ClientBuilder {
         self
     }
 
-    /// Bounds the whole of each [`call_tool`](Client::call_tool)-style call, all rounds
-    /// included (default: no bound); a call that runs longer ends with
+    /// Bounds the whole of each [`call_tool`](Client::call_tool)-style call, all rounds and
+    /// the wait for a task the server made of it included, and each
+    /// [`wait_task`](Client::wait_task) (default: no bound); a call that runs longer ends with
     /// [`ClientError::Timeout`](super::ClientError::Timeout), and the server is told to stop
     /// the round in flight, as it is for a call whose future is dropped:
     /// `notifications/cancelled`, or on the 2026-07-28 HTTP wire the closing of the request's
-    /// response stream.
+    /// response stream. A task is not cancelled: it runs on, to its end or its ttl.
     pub fn call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = Some(limit);
+        self
+    }
+
+    /// Whether the client takes part in the tasks extension (`io.modelcontextprotocol/tasks`);
+    /// it does unless told `false`.
+    ///
+    /// Taking part, every 2026-07-28 request declares the extension, so a server may answer a
+    /// `tools/call` with a task that runs on after the call returns: [`Client::call_tool`]
+    /// polls it to its result, answering what it asks with the handlers registered here, and
+    /// [`Client::start_tool`] hands it over to an application that follows it itself.
+    ///
+    /// Told `false`, the client does not declare the extension: servers answer each call
+    /// itself, or refuse a tool that only runs as a task with `-32021` naming the extension,
+    /// and refuse `tasks/get`, `tasks/update` and `tasks/cancel` the same way. For a client
+    /// that must not wait on anything longer than a call, or that talks to a server which
+    /// mishandles the declaration. An extension declared by hand in
+    /// [`capabilities`](Self::capabilities) stays declared.
+    ///
+    /// ```
+    /// use mcp::client::Client;
+    /// use mcp::protocol::Implementation;
+    /// use mcp::transport::memory;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// # let (client_end, _server_end) = memory::pair();
+    /// let client = Client::builder(Implementation::new("me", "1.0.0"))
+    ///     .accept_tasks(false)
+    ///     .connect(client_end);
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn accept_tasks(mut self, accept: bool) -> Self {
+        self.accept_tasks = accept;
         self
     }
 
@@ -225,10 +261,25 @@ impl ClientBuilder {
         Client::start(self, duplex)
     }
 
-    /// What the client declares: the explicit capabilities and those of its handlers.
+    /// What the client declares at `initialize`: the explicit capabilities and those of its
+    /// handlers.
     pub(super) fn declared_capabilities(&self) -> ClientCapabilities {
         let mut capabilities = self.capabilities.clone();
         self.callbacks.declare(&mut capabilities);
+        capabilities
+    }
+
+    /// What every 2026-07-28 request declares: the same, and the tasks extension when the
+    /// client takes tasks (with the settings declared by hand, if any).
+    pub(super) fn request_capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = self.declared_capabilities();
+        if self.accept_tasks {
+            capabilities
+                .extensions
+                .get_or_insert_with(JsonObject::new)
+                .entry(TASKS_EXTENSION)
+                .or_insert_with(|| JsonObject::new().into());
+        }
         capabilities
     }
 }
@@ -238,6 +289,7 @@ impl std::fmt::Debug for ClientBuilder {
         f.debug_struct("ClientBuilder")
             .field("info", &self.info)
             .field("max_rounds", &self.max_rounds)
+            .field("accept_tasks", &self.accept_tasks)
             .finish_non_exhaustive()
     }
 }

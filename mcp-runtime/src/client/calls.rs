@@ -12,6 +12,7 @@ use crate::protocol::{
 
 use super::connection::lock;
 use super::rounds::Resume;
+use super::tool_start::{ToolRound, ToolStart};
 use super::{Client, ClientError, Session};
 
 /// How many pages [`Client::list_all_tools`] follows before it gives up on a listing that
@@ -23,8 +24,17 @@ impl Client {
     /// round after round, until the result. Each retry repeats the name and arguments with the
     /// answers and the server's `requestState` byte for byte, under a new JSON-RPC id.
     ///
+    /// A server of the tasks extension may answer with a task instead (after rounds of
+    /// questions, or at once): the call then follows the task to its end as
+    /// [`wait_task`](Self::wait_task) does, polling `tasks/get` and answering what the task
+    /// asks with the same handlers, and returns the tool's result all the same. A failed
+    /// task's error is [`ClientError::Rpc`], as the call's own would have been. An application
+    /// that wants the task's id, to keep it, uses [`start_tool`](Self::start_tool);
+    /// [`ClientBuilder::accept_tasks`](super::ClientBuilder::accept_tasks) turns tasks off.
+    ///
     /// Dropping the future cancels the call: the server is sent `notifications/cancelled` for
     /// the round in flight (on the 2026-07-28 HTTP wire, that round's response stream closes).
+    /// While it follows a task, dropping it stops the polling and leaves the task to its ttl.
     pub async fn call_tool(
         &self,
         name: &str,
@@ -40,10 +50,7 @@ impl Client {
         arguments: Option<Value>,
         resume: Resume,
     ) -> Result<CallToolResult, ClientError> {
-        self.drive(resume, |responses, state| {
-            self.call_tool_once(name, arguments.clone(), responses, state)
-        })
-        .await
+        self.call_tool_to_end(name, arguments, resume, None).await
     }
 
     /// Gets a prompt, answering the server's questions on the way.
@@ -89,7 +96,7 @@ impl Client {
     pub async fn initialize(&self) -> Result<InitializeResult, ClientError> {
         let params = InitializeParams {
             protocol_version: V2025_11_25.to_owned(),
-            capabilities: self.inner.capabilities.clone(),
+            capabilities: self.inner.session_capabilities.clone(),
             client_info: self.inner.info.clone(),
         };
         let result: InitializeResult = self.request_raw(methods::INITIALIZE, &params).await?;
@@ -195,7 +202,9 @@ impl Client {
         Ok(())
     }
 
-    /// One `tools/call` round: the final result or the server's request for input.
+    /// One `tools/call` round: the final result or the server's request for input. A task
+    /// in their place is [`ClientError::UnexpectedTask`], which carries it: a client that may
+    /// be answered with tasks makes its rounds with [`start_tool`](Self::start_tool).
     pub async fn call_tool_once(
         &self,
         name: &str,
@@ -203,8 +212,16 @@ impl Client {
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
     ) -> Result<Outcome<CallToolResult>, ClientError> {
-        self.call_tool_round(name, arguments, input_responses, request_state, None)
-            .await
+        let round = self
+            .call_tool_round(name, arguments, input_responses, request_state, None)
+            .await?;
+        match round {
+            Outcome::Complete(ToolStart::Complete(result)) => Ok(Outcome::Complete(result)),
+            Outcome::Complete(ToolStart::Task(task)) => {
+                Err(ClientError::UnexpectedTask(Box::new(task)))
+            }
+            Outcome::InputRequired(ask) => Ok(Outcome::InputRequired(ask)),
+        }
     }
 
     /// One `tools/call` round, asking for progress under `progress` when given.
@@ -215,13 +232,14 @@ impl Client {
         input_responses: Option<InputResponses>,
         request_state: Option<String>,
         progress: Option<&ProgressToken>,
-    ) -> Result<Outcome<CallToolResult>, ClientError> {
+    ) -> Result<Outcome<ToolStart>, ClientError> {
         let mut params = json!({ "name": name });
         round_params(&mut params, arguments, input_responses, request_state);
         if let Some(token) = progress {
             params["_meta"] = json!({ "progressToken": token });
         }
-        self.request(methods::TOOLS_CALL, params).await
+        let round: ToolRound = self.request(methods::TOOLS_CALL, params).await?;
+        Ok(round.0)
     }
 
     /// One `prompts/get` round.

@@ -7,7 +7,14 @@
 //!
 //! [`Client::listen`] hears what changes on the server, on either revision, and
 //! [`ClientBuilder::on_tools_changed`] keeps an application's list of tools current.
+//!
+//! It takes part in the tasks extension (`io.modelcontextprotocol/tasks`) unless told not to:
+//! [`Client::call_tool`] follows a task a server answers with to its result, and
+//! [`Client::start_tool`], [`Client::get_task`], [`Client::update_task`],
+//! [`Client::cancel_task`] and [`Client::wait_task`] let an application keep a task's id and
+//! follow it itself.
 
+mod answers;
 mod backlog;
 mod builder;
 mod callbacks;
@@ -19,6 +26,10 @@ mod progress;
 mod resource_subscriptions;
 mod rounds;
 mod server_requests;
+mod task_calls;
+mod task_pace;
+mod task_wait;
+mod tool_start;
 mod tools_watch;
 
 use std::sync::{Arc, Mutex};
@@ -27,7 +38,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::protocol::{
-    ClientCapabilities, Implementation, McpError, RawNotification, ServerCapabilities, V2026_07_28,
+    ClientCapabilities, Implementation, McpError, RawNotification, ServerCapabilities, Task,
+    V2026_07_28,
 };
 use crate::transport::Duplex;
 
@@ -38,6 +50,8 @@ pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
 pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
+pub use task_pace::{DEFAULT_POLL_INTERVAL, MAX_POLL_BACKOFF, MIN_POLL_INTERVAL};
+pub use tool_start::ToolStart;
 
 use callbacks::Callbacks;
 use connection::{Connection, lock};
@@ -73,6 +87,31 @@ pub enum ClientError {
         /// The limit that was reached ([`MAX_LIST_PAGES`]).
         max: usize,
     },
+    /// The task a call became, or the one [`Client::wait_task`] waited for, ended cancelled
+    /// (by `tasks/cancel`, from this client or another, or by the server).
+    #[error("task {task_id} was cancelled")]
+    TaskCancelled {
+        /// The task.
+        task_id: String,
+        /// What the server said of it (`statusMessage`), if anything.
+        message: Option<String>,
+    },
+    /// The task a call became, or the one [`Client::wait_task`] waited for, was still running
+    /// at `createdAt + ttlMs`: the server may have dropped it, and the client stopped polling.
+    /// Nothing was cancelled.
+    #[error("task {task_id} did not finish within its ttl of {ttl_ms} ms")]
+    TaskExpired {
+        /// The task, for [`Client::get_task`] or [`Client::cancel_task`].
+        task_id: String,
+        /// Its ttl when the client gave up.
+        ttl_ms: u64,
+    },
+    /// The server answered with a task where the client takes none: to
+    /// [`call_tool_once`](Client::call_tool_once), which returns one round's answer (use
+    /// [`start_tool`](Client::start_tool)), or to a call that did not declare the tasks
+    /// extension. The task runs on; [`Client::wait_task`] or [`Client::cancel_task`] take it.
+    #[error("the server answered with task {} where the client takes no task", .0.task_id)]
+    UnexpectedTask(Box<Task>),
 }
 
 /// A connection to a server. Cheap to clone; every clone shares the connection and its
@@ -103,6 +142,9 @@ struct Inner {
     info: Implementation,
     /// What every 2026-07-28 request declares.
     capabilities: ClientCapabilities,
+    /// What `initialize` declares: the same without the tasks extension added by default
+    /// (2025-11-25 has no extensions).
+    session_capabilities: ClientCapabilities,
     callbacks: Arc<Callbacks>,
     max_rounds: u32,
     restarts: u32,
@@ -127,7 +169,8 @@ impl Client {
     }
 
     fn start(builder: ClientBuilder, duplex: Duplex) -> Self {
-        let capabilities = builder.declared_capabilities();
+        let session_capabilities = builder.declared_capabilities();
+        let capabilities = builder.request_capabilities();
         let ClientBuilder {
             info,
             callbacks,
@@ -144,6 +187,7 @@ impl Client {
                 connection: Arc::new(connection),
                 info,
                 capabilities,
+                session_capabilities,
                 callbacks,
                 max_rounds,
                 restarts,

@@ -150,11 +150,8 @@ impl Client {
     ) {
         let (route, receiver) = self.inner.connection.progress.open();
         let call = async move {
-            let token = &route.token;
-            self.drive(Resume::default(), |responses, state| {
-                self.call_tool_round(name, arguments.clone(), responses, state, Some(token))
-            })
-            .await
+            self.call_tool_to_end(name, arguments, Resume::default(), Some(&route.token))
+                .await
         };
         (receiver, call)
     }

@@ -1,14 +1,11 @@
 //! The automatic round loop: answer every question of a round (concurrently), retry with the
 //! answers and the state echoed byte for byte, until the server returns its result.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::task::JoinSet;
+use crate::protocol::{InputRequiredResult, InputResponses, Outcome};
 
-use crate::protocol::{InputRequiredResult, InputResponses, McpError, Outcome};
-
-use super::callbacks::Callbacks;
+use super::answers::answer_all;
 use super::{Client, ClientError};
 
 /// How many rounds a call may take by default before the client gives up.
@@ -29,7 +26,7 @@ impl Client {
     /// Answers every question of `ask` with the registered handlers (concurrently), as the
     /// `inputResponses` of the retry; for a round restored from storage.
     pub async fn answer(&self, ask: &InputRequiredResult) -> Result<InputResponses, ClientError> {
-        answer_all(&self.inner.callbacks, ask).await
+        answer_all(&self.inner.callbacks, ask.requests()).await
     }
 
     /// Runs one call to completion (within the call timeout, if one is set). `send` performs
@@ -39,15 +36,24 @@ impl Client {
         F: Fn(Option<InputResponses>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
     {
+        self.bounded(self.rounds(resume, send)).await
+    }
+
+    /// Runs `call` within the call timeout, if one is set.
+    pub(super) async fn bounded<R>(
+        &self,
+        call: impl Future<Output = Result<R, ClientError>>,
+    ) -> Result<R, ClientError> {
         match self.inner.call_timeout {
-            Some(limit) => tokio::time::timeout(limit, self.rounds(resume, send))
+            Some(limit) => tokio::time::timeout(limit, call)
                 .await
                 .unwrap_or(Err(ClientError::Timeout(limit))),
-            None => self.rounds(resume, send).await,
+            None => call.await,
         }
     }
 
-    async fn rounds<R, F, Fut>(&self, resume: Resume, send: F) -> Result<R, ClientError>
+    /// The rounds of one call, unbounded: `send` performs one round.
+    pub(super) async fn rounds<R, F, Fut>(&self, resume: Resume, send: F) -> Result<R, ClientError>
     where
         F: Fn(Option<InputResponses>, Option<String>) -> Fut,
         Fut: Future<Output = Result<Outcome<R>, ClientError>>,
@@ -89,29 +95,9 @@ impl Client {
                 backoff = (backoff * 2).min(MAX_BACKOFF);
             } else {
                 backoff = FIRST_BACKOFF;
-                responses = Some(answer_all(&self.inner.callbacks, &ask).await?);
+                responses = Some(answer_all(&self.inner.callbacks, ask.requests()).await?);
             }
             state = ask.request_state;
         }
     }
-}
-
-/// Answers every question of a round at once; the first failure ends the call.
-async fn answer_all(
-    callbacks: &Arc<Callbacks>,
-    ask: &InputRequiredResult,
-) -> Result<InputResponses, ClientError> {
-    let mut tasks = JoinSet::new();
-    for (key, request) in ask.requests() {
-        let (key, request, callbacks) = (key.to_owned(), request.clone(), callbacks.clone());
-        tasks.spawn(async move { (key, callbacks.answer(request).await) });
-    }
-    let mut responses = InputResponses::new();
-    while let Some(joined) = tasks.join_next().await {
-        let (key, answer) = joined.map_err(|e| {
-            ClientError::Rpc(McpError::internal(format!("an answer handler failed: {e}")))
-        })?;
-        responses.insert(key, answer?);
-    }
-    Ok(responses)
 }
