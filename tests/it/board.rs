@@ -3,7 +3,8 @@
 //! session (`resources/subscribe`), a post updates `board://messages`, opening a topic and unlocking
 //! `clear` change the listings, and each is told to exactly the listeners that asked. Then two
 //! instances on one real Redis: a post through one reaches a listener on the other, which
-//! reads it back. And the Python SDK's client listens to the board
+//! reads it back, and an `archive` task started through one is asked, answered, polled and
+//! cancelled through the other. And the Python SDK's client listens to the board
 //! (`scripts/python_board_listen.py`).
 
 #![cfg(feature = "http")]
@@ -171,7 +172,7 @@ async fn tells_what_changed(board: Board, modern: bool) {
     assert_eq!(next(&mut listen).await, Change::ToolsListChanged);
     assert_eq!(
         board.tool_names().await,
-        ["post", "open_topic", "unlock", "clear"]
+        ["post", "open_topic", "unlock", "archive", "clear"]
     );
     let cleared = board.call("clear", json!({})).await;
     assert_eq!(text(&cleared), "The board is empty.");
@@ -275,7 +276,7 @@ fn the_python_sdk_client_listens_to_the_board() {
             "honored: tools=True resources=['board://messages']",
             "event: ResourceUpdated(uri='board://messages')",
             "event: ToolsListChanged()",
-            "tools: ['post', 'open_topic', 'unlock', 'clear']",
+            "tools: ['post', 'open_topic', 'unlock', 'archive', 'clear']",
             "board: hello from Python",
         ],
         "{stderr}"

@@ -116,7 +116,7 @@ async fn archive(#[mcp(key = "confirm")] confirm: Elicited<Confirm>) -> String {
     }
 }
 
-/// Who and why?
+/// What is your name?
 #[derive(Debug, serde::Deserialize, mcp::Elicitation)]
 struct Name {
     name: String,
@@ -595,4 +595,69 @@ async fn another_callers_task_is_not_found() {
     let params = json!({"taskId": id});
     let elsewhere = post_as(&running, "alice", "tasks/get", params, Some("t2")).await;
     assert_eq!(elsewhere["error"]["code"], -32020, "{elsewhere}");
+}
+
+/// Our client against this runtime: `archive` (a task-required tool that asks inside its
+/// task) and `asks_first` (asks on the call, then a task) come back as plain results, with the
+/// questions answered by the client's elicitation handler; over in-memory and HTTP.
+mod with_our_client {
+    use mcp::client::{Client, ClientBuilder, ToolStart};
+    use mcp::protocol::{ElicitResult, Implementation, JsonObject};
+    use mcp::transport::http_client;
+
+    use super::*;
+
+    /// Says yes, and that the user is called Alice.
+    fn answering() -> ClientBuilder {
+        Client::builder(Implementation::new("tasks-client", "1.0.0")).on_elicit(|question| {
+            let content = match question.message().contains("name") {
+                true => json!({"name": "Alice"}),
+                false => json!({"confirm": true}),
+            };
+            let content: JsonObject = content.as_object().cloned().unwrap_or_default();
+            async move { Ok(ElicitResult::accept(content)) }
+        })
+    }
+
+    async fn runs_tasks_to_their_results(client: Client) {
+        let archived = client.call_tool("archive", None).await.expect("archived");
+        assert_eq!(archived.content[0].as_text(), Some("Archived 3 posts."));
+        let hello = client.call_tool("asks_first", None).await.expect("greeted");
+        assert_eq!(hello.content[0].as_text(), Some("Hello, Alice!"));
+
+        // By hand: started, cancelled, and seen cancelled.
+        let started = client.start_tool("long_job", None).await.expect("started");
+        let ToolStart::Task(task) = started else {
+            panic!("long_job runs as a task for a client that takes one");
+        };
+        client.cancel_task(&task.task_id).await.expect("cancelled");
+        let error = client
+            .wait_task(&task.task_id)
+            .await
+            .expect_err("cancelled");
+        assert!(
+            matches!(error, mcp::client::ClientError::TaskCancelled { .. }),
+            "{error:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn in_memory() {
+        let server = server(Arc::default());
+        let client = answering().connect(server.serve_in_memory());
+        runs_tasks_to_their_results(client).await;
+    }
+
+    #[tokio::test]
+    async fn over_http() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let transport = HttpTransport::new(server(Arc::default()));
+        let stop = CancellationToken::new();
+        let _serving = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
+        let _stop = stop.drop_guard();
+        let url = format!("http://{addr}/mcp");
+        let client = answering().connect(http_client::connect(&url).expect("a URL"));
+        runs_tasks_to_their_results(client).await;
+    }
 }
