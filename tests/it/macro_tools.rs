@@ -510,10 +510,12 @@ mod task_settings {
             .tools(mcp::tools![release])
             .serve_in_memory()
             .expect("valid");
+        // A client that takes no task: the call is answered in full.
         let client = Client::builder(Implementation::new("t", "1"))
             .capabilities(
                 serde_json::from_value(json!({"elicitation": {"form": {}}})).expect("capabilities"),
             )
+            .accept_tasks(false)
             .connect(duplex);
         let args = json!({"version": "1.2"});
         let first = client
