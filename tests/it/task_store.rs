@@ -86,6 +86,7 @@ conformance! {
     of_two_answers_to_one_key_at_once_exactly_one_is_taken,
     a_finished_task_is_gone_after_its_ttl_and_a_running_one_stays,
     limits_refuse_with_specific_errors with super::conformance::small_limits(),
+    the_empty_owner_is_bounded_by_the_total_only with super::conformance::small_limits(),
     renewing_reports_the_tasks_no_longer_held,
 }
 

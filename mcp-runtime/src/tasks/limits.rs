@@ -22,7 +22,9 @@ use std::time::Duration;
 #[non_exhaustive]
 pub struct TaskLimits {
     /// Tasks one owner may hold ([`DEFAULT_PER_OWNER`] by default); one more is
-    /// [`TaskStoreError::OwnerLimit`](super::TaskStoreError::OwnerLimit).
+    /// [`TaskStoreError::OwnerLimit`](super::TaskStoreError::OwnerLimit). The empty owner
+    /// (every unauthenticated caller of a server without auth) is bounded by
+    /// [`total`](Self::total) only: one client could not be told apart from the others.
     pub per_owner: usize,
     /// Tasks the store may hold ([`DEFAULT_TOTAL`] by default); one more is
     /// [`TaskStoreError::StoreFull`](super::TaskStoreError::StoreFull).

@@ -525,6 +525,18 @@ pub async fn limits_refuse_with_specific_errors(a: &dyn TaskStore, b: &dyn TaskS
     ));
 }
 
+/// Expects stores made with [`small_limits`]: the unauthenticated callers of a server without
+/// auth share the empty owner, which only the total bounds.
+pub async fn the_empty_owner_is_bounded_by_the_total_only(a: &dyn TaskStore, b: &dyn TaskStore) {
+    for store in [a, b, a] {
+        create(store, "").await;
+    }
+    assert!(matches!(
+        b.create("", HOUR, None).await,
+        Err(TaskStoreError::StoreFull { limit: 3 })
+    ));
+}
+
 pub async fn renewing_reports_the_tasks_no_longer_held(a: &dyn TaskStore, _b: &dyn TaskStore) {
     let running = create(a, "alice").await.task_id;
     let ended = create(a, "alice").await.task_id;

@@ -7,7 +7,8 @@ local now = now_ms()
 local set = owner_set(owner)
 redis.call('ZREMRANGEBYSCORE', live, '-inf', int(now))
 redis.call('ZREMRANGEBYSCORE', set, '-inf', int(now))
-if redis.call('ZCARD', set) >= per_owner then
+-- The empty owner is everyone unauthenticated: only the total bounds it.
+if owner ~= '' and redis.call('ZCARD', set) >= per_owner then
   return {'owner_limit'}
 end
 if redis.call('ZCARD', live) >= total then
