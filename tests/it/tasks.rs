@@ -494,6 +494,23 @@ async fn cancel_drops_the_function_which_sees_it_and_a_finished_task_stays_as_it
 }
 
 #[tokio::test]
+async fn questions_left_unanswered_for_the_ttl_fail_the_task() {
+    let server = McpServer::new("short-lived")
+        .tasks(Tasks::default().ttl(Duration::from_millis(300)))
+        .tools(mcp::tools![archive])
+        .build()
+        .expect("the server builds");
+    let mut wire = Wire::new(&server);
+    let task = start(&mut wire, "archive", json!({})).await;
+    let id = task["taskId"].as_str().expect("id").to_owned();
+    assert_eq!(until(&mut wire, &id, "input_required").await["status"], "input_required");
+    let ended = until(&mut wire, &id, "failed").await;
+    assert_eq!(ended["status"], "failed", "{ended}");
+    assert_eq!(ended["error"]["code"], -32603);
+    assert!(ended["statusMessage"].as_str().is_some_and(|m| m.contains("unanswered")));
+}
+
+#[tokio::test]
 async fn an_unknown_task_is_invalid_params_and_unknown_methods_are_not_found() {
     let mut wire = wire();
     for method in ["tasks/get", "tasks/cancel"] {

@@ -5,6 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -76,6 +78,9 @@ pub(super) struct Runner {
     /// sees it.
     stop: CancellationToken,
     watch: TaskWatch,
+    /// When questions left unanswered end the task: its ttl after it was made (the spec's
+    /// ttl counts from creation), so a client that never answers holds nothing for ever.
+    answer_by: Instant,
 }
 
 impl Runner {
@@ -85,6 +90,7 @@ impl Runner {
         ctx: Context,
         run: ToolRun,
         stop: CancellationToken,
+        ttl: Duration,
     ) -> Self {
         // Made before anything is looked at, so that no answer or cancel is missed.
         let watch = runtime.store().watch(&task_id);
@@ -95,6 +101,7 @@ impl Runner {
             run,
             stop,
             watch,
+            answer_by: Instant::now() + ttl,
         }
     }
 
@@ -225,6 +232,12 @@ impl Runner {
             tokio::select! {
                 () = self.stop.cancelled() => return Err(End::Lost),
                 () = self.watch.changed() => {}
+                () = tokio::time::sleep_until(self.answer_by) => {
+                    tracing::info!(task = %self.task_id, "a task's questions went unanswered for its ttl");
+                    let message = "The task's questions went unanswered for its ttl";
+                    let error = McpError::internal(message);
+                    return Err(End::State(TaskState::Failed(error), Some(message.into())));
+                }
             }
             let responses = self.look().await.map_err(End::from)?;
             answers.0.extend(responses.0);

@@ -76,7 +76,8 @@ impl TaskRuntime {
         self.upkeep
             .get_or_init(|| upkeep::spawn(Arc::downgrade(self), self.store().lease()));
         self.running().insert(record.task_id.clone(), stop.clone());
-        let runner = Runner::new(self.clone(), record.task_id, ctx, run, stop);
+        let ttl = record.ttl;
+        let runner = Runner::new(self.clone(), record.task_id, ctx, run, stop, ttl);
         tokio::spawn(runner.run(first));
     }
 }
