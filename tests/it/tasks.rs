@@ -658,6 +658,22 @@ mod with_our_client {
         );
     }
 
+    /// 2025-11-25 has no extensions: the same tools answer in the call, and a task-required
+    /// one is refused with -32021.
+    #[tokio::test]
+    async fn a_2025_session_gets_plain_answers() {
+        let server = server(Arc::default());
+        let client = answering().connect(server.serve_in_memory());
+        client.initialize().await.expect("a 2025-11-25 session");
+        let archived = client.call_tool("archive", None).await.expect("archived");
+        assert_eq!(archived.content[0].as_text(), Some("Archived 3 posts."));
+        let error = client.call_tool("batch", None).await.expect_err("refused");
+        let mcp::client::ClientError::Rpc(error) = error else {
+            panic!("a JSON-RPC error: {error:?}");
+        };
+        assert_eq!(error.code, -32021, "{error:?}");
+    }
+
     #[tokio::test]
     async fn in_memory() {
         let server = server(Arc::default());
