@@ -84,67 +84,9 @@ fn server() -> Server {
         .expect("the server builds")
 }
 
-/// The `_meta` of a 2026-07-28 request declaring `capabilities`.
-fn meta(capabilities: Value) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": capabilities,
-    })
-}
-
 /// Client capabilities declaring the echo extension with `settings`.
 fn declaring(settings: Value) -> Value {
     json!({"extensions": {ECHO: settings}})
-}
-
-/// A 2026-07-28 request line.
-fn request(id: u64, method: &str, mut params: Value, capabilities: Value) -> String {
-    params["_meta"] = meta(capabilities);
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
-}
-
-/// One raw in-memory connection.
-struct Wire {
-    end: Duplex,
-    next_id: u64,
-}
-
-impl Wire {
-    fn new(server: Server) -> Self {
-        Self {
-            end: server.serve_in_memory(),
-            next_id: 1,
-        }
-    }
-
-    /// Sends `line` and returns the notifications before the reply, and the reply.
-    async fn exchange(&mut self, line: String) -> (Vec<Value>, Value) {
-        self.end.outgoing.send(line).await.expect("send");
-        let mut notifications = Vec::new();
-        loop {
-            let line = tokio::time::timeout(Duration::from_secs(5), self.end.incoming.recv())
-                .await
-                .expect("an answer in time")
-                .expect("open")
-                .expect("a frame");
-            let message: Value = serde_json::from_str(&line).expect("JSON");
-            if message.get("id").is_some() {
-                return (notifications, message);
-            }
-            notifications.push(message);
-        }
-    }
-
-    /// The reply to a 2026-07-28 `method` with `params`, declaring `capabilities`.
-    async fn call(&mut self, method: &str, params: Value, capabilities: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let (_, reply) = self
-            .exchange(request(id, method, params, capabilities))
-            .await;
-        assert_eq!(reply["id"], id, "{reply}");
-        reply
-    }
 }
 
 fn required_echo() -> Value {
@@ -153,7 +95,7 @@ fn required_echo() -> Value {
 
 #[tokio::test]
 async fn discover_advertises_the_extension_with_its_settings_beside_the_derived_capabilities() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let reply = wire.call("server/discover", json!({}), json!({})).await;
     let capabilities = &reply["result"]["capabilities"];
     assert_eq!(
@@ -166,7 +108,7 @@ async fn discover_advertises_the_extension_with_its_settings_beside_the_derived_
 
 #[tokio::test]
 async fn a_declaring_client_calls_the_method_with_the_context_of_a_core_handler() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let mut params = json!({"text": "hi"});
     params["_meta"] = meta(declaring(json!({"loud": true})));
     params["_meta"]["progressToken"] = json!("p-1");
@@ -188,7 +130,7 @@ async fn a_declaring_client_calls_the_method_with_the_context_of_a_core_handler(
 
 #[tokio::test]
 async fn a_client_that_does_not_declare_the_extension_is_refused_with_32021_naming_it() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     for capabilities in [
         json!({}),
         json!({"extensions": {}}),
@@ -214,7 +156,7 @@ async fn a_client_that_does_not_declare_the_extension_is_refused_with_32021_nami
 
 #[tokio::test]
 async fn unknown_methods_bad_params_bad_results_and_panics_get_their_errors_and_serving_goes_on() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let declared = declaring(json!({}));
     let reply = wire.call("echo/shout", json!({}), declared.clone()).await;
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
@@ -241,7 +183,7 @@ async fn unknown_methods_bad_params_bad_results_and_panics_get_their_errors_and_
 
 #[tokio::test]
 async fn a_declaration_that_is_not_an_object_is_invalid_params() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     for extensions in [
         json!("com.example/echo"),
         json!({ECHO: true}),
@@ -262,7 +204,7 @@ async fn a_declaration_that_is_not_an_object_is_invalid_params() {
 
 #[tokio::test]
 async fn handlers_see_the_declaration_of_extensions_the_server_has_only() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let both = json!({"extensions": {ECHO: {"loud": false}, "com.example/other": {"x": 1}}});
     let reply = wire.call("tools/call", json!({"name": "sees"}), both).await;
     let text = reply["result"]["content"][0]["text"]
@@ -282,7 +224,7 @@ async fn handlers_see_the_declaration_of_extensions_the_server_has_only() {
 
 #[tokio::test]
 async fn tools_call_answers_with_the_extensions_result_type_only_where_it_was_negotiated() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let declared = declaring(json!({}));
     let reply = wire
         .call("tools/call", json!({"name": "polite"}), declared.clone())
@@ -318,7 +260,7 @@ async fn tools_call_answers_with_the_extensions_result_type_only_where_it_was_ne
 #[tokio::test(flavor = "current_thread")]
 async fn refusals_and_rogue_answers_are_logged_as_for_core_methods() {
     let (log, _guard) = crate::support::log::CapturedLog::start();
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let reply = wire
         .call("echo/say", json!({"text": "hi"}), json!({}))
         .await;
@@ -360,7 +302,7 @@ async fn legacy_session(wire: &mut Wire) -> Value {
 
 #[tokio::test]
 async fn a_2025_session_is_neither_told_of_extensions_nor_served_them() {
-    let mut wire = Wire::new(server());
+    let mut wire = Wire::new(&server());
     let init = legacy_session(&mut wire).await;
     let capabilities = &init["result"]["capabilities"];
     assert!(capabilities.get("extensions").is_none(), "{init}");
@@ -395,7 +337,7 @@ async fn mcp_server_serves_extensions_beside_its_tools() {
         .extension(echo_extension())
         .build()
         .expect("builds");
-    let mut wire = Wire::new(server);
+    let mut wire = Wire::new(&server);
     let reply = wire.call("server/discover", json!({}), json!({})).await;
     assert_eq!(
         reply["result"]["capabilities"]["extensions"],

@@ -15,6 +15,12 @@ pub fn meta(capabilities: Value) -> Value {
     })
 }
 
+/// A 2026-07-28 request line declaring `capabilities`.
+pub fn request(id: u64, method: &str, mut params: Value, capabilities: Value) -> String {
+    params["_meta"] = meta(capabilities);
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
 /// One in-memory connection.
 pub struct Wire {
     end: Duplex,
@@ -48,12 +54,12 @@ impl Wire {
     }
 
     /// The reply to `method` with `params` (whose `_meta` is set to declare `capabilities`).
-    pub async fn call(&mut self, method: &str, mut params: Value, capabilities: Value) -> Value {
+    pub async fn call(&mut self, method: &str, params: Value, capabilities: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
-        params["_meta"] = meta(capabilities);
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let (_, reply) = self.exchange(line.to_string()).await;
+        let (_, reply) = self
+            .exchange(request(id, method, params, capabilities))
+            .await;
         assert_eq!(reply["id"], id, "{reply}");
         reply
     }
