@@ -213,6 +213,8 @@ impl Client {
             prompts_list_changed: announced(filter.prompts_list_changed, prompts),
             resources_list_changed: announced(filter.resources_list_changed, resources),
             resource_subscriptions: (!uris.is_empty()).then(|| uris.clone()),
+            // The tasks extension is 2026-07-28 only.
+            task_ids: None,
         };
         let connection = &self.inner.connection;
         let id = connection.listen_id();

@@ -88,6 +88,7 @@ impl Server {
             prompts_list_changed: lists.prompts.then_some(true),
             resources_list_changed: lists.resources.then_some(true),
             resource_subscriptions: (!granted_uris.is_empty()).then_some(granted_uris),
+            task_ids: None,
         };
         Ok((granted, Interest::Listen { lists, uris }))
     }
