@@ -342,7 +342,7 @@ fn lists_cover(filter: &SubscriptionFilter, change: &Change) -> bool {
         Change::ToolsListChanged => filter.tools_list_changed,
         Change::PromptsListChanged => filter.prompts_list_changed,
         Change::ResourcesListChanged => filter.resources_list_changed,
-        Change::ResourceUpdated { .. } => None,
+        Change::ResourceUpdated { .. } | Change::TaskStatus { .. } | Change::Task(_) => None,
     };
     asked == Some(true)
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::protocol::{JsonObject, ResultType, methods};
 
 use super::{Extension, MethodHandler, id};
-use crate::server::BuildError;
+use crate::server::{BuildError, TaskReader};
 
 /// The methods whose handlers answer with an [`ExtendedOutcome`](super::ExtendedOutcome), and
 /// so may answer with an extension's result.
@@ -22,6 +22,8 @@ pub(crate) struct Extensions {
     methods: HashMap<String, Served>,
     /// Each extra `resultType` value with its extension and the methods it may answer.
     result_types: HashMap<String, (Arc<str>, Vec<String>)>,
+    /// How listens read the tasks they ask for: the tasks extension's.
+    task_reader: Option<TaskReader>,
 }
 
 /// An extension method as dispatch finds it.
@@ -43,6 +45,7 @@ impl Extensions {
                 settings,
                 methods,
                 result_types,
+                task_reader,
             } = extension;
             let invalid = |reason: String| BuildError::InvalidExtension {
                 id: id.clone(),
@@ -68,6 +71,10 @@ impl Extensions {
             }
             for claim in result_types {
                 extensions.add_result_type(&owner, claim.value, claim.methods)?;
+            }
+            // Only the tasks runtime registers one, with the one tasks extension.
+            if extensions.task_reader.is_none() {
+                extensions.task_reader = task_reader;
             }
             extensions.advertised.insert(id, settings.into());
         }
@@ -145,6 +152,11 @@ impl Extensions {
     /// Whether the server has extension `id`.
     pub fn has(&self, id: &str) -> bool {
         self.advertised.contains_key(id)
+    }
+
+    /// How a listen reads the tasks it asks for; `None` on a server without tasks.
+    pub fn task_reader(&self) -> Option<&TaskReader> {
+        self.task_reader.as_ref()
     }
 
     /// The extension method `name`, if one serves it.
