@@ -205,6 +205,29 @@ async fn a_listener_granted_its_own_task_hears_each_status_and_the_result_last()
 }
 
 #[tokio::test]
+async fn a_task_cancelled_while_it_runs_is_heard_cancelled() {
+    let gates = Gates::new();
+    let server = deployer(&gates).build().expect("builds");
+    let client = tasks_client(server.serve_in_memory());
+    let task_id = start(&client).await;
+    let mut listen = client
+        .listen(SubscriptionFilter::new().task(&task_id))
+        .await
+        .expect("opens");
+    assert_eq!(
+        next_task(&mut listen).await.task.status,
+        TaskStatus::Working
+    );
+    let _: Value = client
+        .request("tasks/cancel", json!({"taskId": task_id}))
+        .await
+        .expect("cancelled");
+    let cancelled = next_task(&mut listen).await;
+    assert_eq!(cancelled.task.status, TaskStatus::Cancelled);
+    assert_eq!(cancelled.task.task_id, task_id);
+}
+
+#[tokio::test]
 async fn a_listen_for_tasks_that_does_not_declare_the_extension_is_refused_with_32021() {
     let gates = Gates::new();
     let server = deployer(&gates).build().expect("builds");
