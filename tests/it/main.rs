@@ -50,5 +50,6 @@ mod resume_elsewhere;
 mod runtime_changes;
 mod server_knobs;
 mod shutdown;
+mod task_notify;
 mod task_store;
 mod tasks;

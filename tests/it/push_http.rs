@@ -42,13 +42,13 @@ async fn serve_with(
 }
 
 /// The events of one SSE response, read as they come.
-struct Events {
+pub struct Events {
     stream: TcpStream,
     seen: Vec<u8>,
 }
 
 impl Events {
-    fn new(stream: TcpStream) -> Self {
+    pub fn new(stream: TcpStream) -> Self {
         Self {
             stream,
             seen: Vec::new(),
@@ -56,7 +56,7 @@ impl Events {
     }
 
     /// The next event's JSON, or `None` once the response has ended.
-    async fn next(&mut self) -> Option<Value> {
+    pub async fn next(&mut self) -> Option<Value> {
         loop {
             if let Some(start) = find(&self.seen, b"data: ")
                 && let Some(len) = find(&self.seen[start..], b"\n")

@@ -121,12 +121,17 @@ impl Client {
     /// - 2026-07-28: sends `subscriptions/listen` and returns once the server acknowledged it
     ///   ([`Listen::honoured`] is what it agreed to send). Several listens may be open at once;
     ///   each hears only its own notifications, and none of them reach
-    ///   [`notifications`](Self::notifications).
+    ///   [`notifications`](Self::notifications). Tasks it asks for
+    ///   ([`SubscriptionFilter::task`]) need the tasks extension declared in the client's
+    ///   [`capabilities`](super::ClientBuilder::capabilities) (else the server refuses with
+    ///   `-32021`); each `notifications/tasks` comes as a [`Change::Task`] with the task whole,
+    ///   starting with its status when the listen opened.
     /// - 2025-11-25 (after [`initialize`](Self::initialize)): subscribes to each resource of
     ///   the filter (`resources/subscribe`; a refusal is returned as the error) and returns. The
     ///   session's `list_changed` and `resources/updated` notifications (on its connection, or
     ///   its standing GET stream over HTTP) go to every open listen that watches what changed;
-    ///   those no listen watches go to [`notifications`](Self::notifications) as before.
+    ///   those no listen watches go to [`notifications`](Self::notifications) as before. That
+    ///   revision has no tasks: task ids are not honoured.
     ///
     /// ```
     /// use mcp::McpServer;
@@ -213,6 +218,8 @@ impl Client {
             prompts_list_changed: announced(filter.prompts_list_changed, prompts),
             resources_list_changed: announced(filter.resources_list_changed, resources),
             resource_subscriptions: (!uris.is_empty()).then(|| uris.clone()),
+            // The tasks extension is 2026-07-28 only.
+            task_ids: None,
         };
         let connection = &self.inner.connection;
         let id = connection.listen_id();

@@ -14,7 +14,8 @@ use serde_json::value::RawValue;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{
-    McpError, RawNotification, RequestId, SubscriptionFilter, keys, notification_methods,
+    McpError, RawNotification, RequestId, SubscriptionFilter, TaskNotification, keys,
+    notification_methods,
 };
 use crate::push::Change;
 
@@ -120,6 +121,7 @@ impl ListenRoutes {
                 | notification_methods::PROMPTS_LIST_CHANGED
                 | notification_methods::RESOURCES_LIST_CHANGED
                 | notification_methods::RESOURCES_UPDATED
+                | notification_methods::TASKS
         );
         if !listening {
             return Some(note);
@@ -138,8 +140,8 @@ impl ListenRoutes {
             }
             return None;
         }
-        let Some(change) = change_of(method, &params) else {
-            tracing::debug!(%method, "a change notification without its uri");
+        let Some(change) = change_of(method, params) else {
+            tracing::debug!(%method, "a change notification without its uri or task");
             return Some(note);
         };
         match tag {
@@ -291,12 +293,17 @@ fn parse(params: Option<&RawValue>) -> Value {
         .unwrap_or(Value::Null)
 }
 
-/// The change a notification tells of; `None` for a `resources/updated` without its URI.
-fn change_of(method: &str, params: &Value) -> Option<Change> {
+/// The change a notification tells of; `None` for a `resources/updated` without its URI, or
+/// a `notifications/tasks` without a task.
+fn change_of(method: &str, params: Value) -> Option<Change> {
     Some(match method {
         notification_methods::TOOLS_LIST_CHANGED => Change::ToolsListChanged,
         notification_methods::PROMPTS_LIST_CHANGED => Change::PromptsListChanged,
         notification_methods::RESOURCES_LIST_CHANGED => Change::ResourcesListChanged,
+        notification_methods::TASKS => match params {
+            Value::Object(params) => Change::Task(TaskNotification::from_params(params).ok()?),
+            _ => return None,
+        },
         _ => Change::ResourceUpdated {
             uri: params.get("uri")?.as_str()?.to_owned(),
         },
@@ -311,8 +318,14 @@ fn granted_covers(granted: &SubscriptionFilter, change: &Change) -> bool {
             .resource_subscriptions
             .as_ref()
             .is_some_and(|uris| !uris.is_empty()),
+        Change::TaskStatus { task_id } => granted_task(granted, task_id),
+        Change::Task(task) => granted_task(granted, task.task_id()),
         _ => lists_cover(granted, change),
     }
+}
+
+fn granted_task(granted: &SubscriptionFilter, task_id: &str) -> bool {
+    granted.task_ids.iter().flatten().any(|id| id == task_id)
 }
 
 /// Whether a session listen watching `watching` takes `change`: the lists it watches, and
@@ -324,6 +337,8 @@ fn watches(watching: &SubscriptionFilter, change: &Change) -> bool {
             .iter()
             .flatten()
             .any(|watched| within(uri, watched)),
+        // A 2025-11-25 session has no tasks.
+        Change::TaskStatus { .. } | Change::Task(_) => false,
         _ => lists_cover(watching, change),
     }
 }
@@ -342,7 +357,7 @@ fn lists_cover(filter: &SubscriptionFilter, change: &Change) -> bool {
         Change::ToolsListChanged => filter.tools_list_changed,
         Change::PromptsListChanged => filter.prompts_list_changed,
         Change::ResourcesListChanged => filter.resources_list_changed,
-        Change::ResourceUpdated { .. } => None,
+        Change::ResourceUpdated { .. } | Change::TaskStatus { .. } | Change::Task(_) => None,
     };
     asked == Some(true)
 }

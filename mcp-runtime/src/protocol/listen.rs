@@ -22,6 +22,10 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these task ids (the tasks extension,
+    /// `io.modelcontextprotocol/tasks`, which a listen asking for them must declare).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 impl SubscriptionFilter {
@@ -63,6 +67,36 @@ impl SubscriptionFilter {
         self.resource_subscriptions
             .get_or_insert_with(Vec::new)
             .push(uri.into());
+        self
+    }
+
+    /// `notifications/tasks` for the task `task_id`: each status it reaches, with the task
+    /// whole (the tasks extension; the client must declare it).
+    ///
+    /// ```
+    /// use mcp::protocol::SubscriptionFilter;
+    ///
+    /// let filter = SubscriptionFilter::new().task("t-1").tasks(["t-2", "t-3"]);
+    /// assert_eq!(filter.task_ids, Some(vec!["t-1".into(), "t-2".into(), "t-3".into()]));
+    /// assert_eq!(
+    ///     serde_json::to_value(&filter)?,
+    ///     serde_json::json!({"taskIds": ["t-1", "t-2", "t-3"]})
+    /// );
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn task(self, task_id: impl Into<String>) -> Self {
+        self.tasks([task_id])
+    }
+
+    /// `notifications/tasks` for each of `task_ids` (see [`task`](Self::task)).
+    pub fn tasks<I, S>(mut self, task_ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.task_ids
+            .get_or_insert_with(Vec::new)
+            .extend(task_ids.into_iter().map(Into::into));
         self
     }
 }

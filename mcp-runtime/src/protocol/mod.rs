@@ -49,8 +49,8 @@ pub use result_fields::{ResultFields, WireResult};
 pub use roots::*;
 pub use sampling::*;
 pub use tasks::{
-    DetailedTask, TASK_RESULT_TYPE, TASKS_EXTENSION, Task, TaskIdParams, TaskStatus,
-    UpdateTaskParams,
+    DetailedTask, TASK_RESULT_TYPE, TASKS_EXTENSION, Task, TaskIdParams, TaskNotification,
+    TaskStatus, UpdateTaskParams,
 };
 pub use tools::*;
 pub use version::*;

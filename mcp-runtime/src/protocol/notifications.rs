@@ -30,6 +30,8 @@ pub mod method {
     pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
     /// A resource the client subscribed to changed.
     pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// The tasks extension: a task the listen asked for reached a new status.
+    pub const TASKS: &str = "notifications/tasks";
 }
 
 /// `notifications/progress` params.

@@ -3,8 +3,9 @@
 //! params of `tasks/get`, `tasks/update` and `tasks/cancel`.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{InputRequests, InputResponses, JsonObject, McpError};
 
@@ -110,6 +111,102 @@ pub struct DetailedTask {
     /// `failed`: the JSON-RPC error the request ended with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<McpError>,
+}
+
+/// `notifications/tasks` as a listening client hears it: the task whole, as `tasks/get`
+/// showed it when the server sent the notification.
+///
+/// It keeps the params as they came (without their `_meta`) beside the task read from them,
+/// and two notifications are equal when their params are, member for member: so it is `Eq`
+/// and `Hash`, as every [`Change`](crate::push::Change) is, although a task's result is any
+/// JSON.
+///
+/// ```
+/// use mcp::protocol::{TaskNotification, TaskStatus};
+/// use serde_json::json;
+///
+/// let params = json!({
+///     "taskId": "t-1", "status": "completed",
+///     "createdAt": "2026-12-04T10:00:00.000Z", "lastUpdatedAt": "2026-12-04T10:00:02.000Z",
+///     "ttlMs": 60000,
+///     "result": {"content": [{"type": "text", "text": "Done."}], "isError": false},
+///     "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+/// });
+/// let params = params.as_object().cloned().unwrap_or_default();
+/// let notification = TaskNotification::from_params(params)?;
+/// assert_eq!(notification.task_id(), "t-1");
+/// assert_eq!(notification.task().task.status, TaskStatus::Completed);
+/// assert!(notification.params().get("_meta").is_none());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct TaskNotification(
+    // Boxed: every `Change` is as small as the others, which are a URI at most.
+    Box<Heard>,
+);
+
+#[derive(Debug, Clone)]
+struct Heard {
+    task: DetailedTask,
+    params: JsonObject,
+}
+
+impl TaskNotification {
+    /// Reads the params of a `notifications/tasks`; fails when they are not a task.
+    pub fn from_params(mut params: JsonObject) -> Result<Self, serde_json::Error> {
+        // The listen's subscription id, not the task's: two notifications of one state are
+        // one, whichever listen carried them.
+        params.remove("_meta");
+        let task = serde_json::from_value(serde_json::Value::Object(params.clone()))?;
+        Ok(Self(Box::new(Heard { task, params })))
+    }
+
+    /// The task.
+    pub fn task(&self) -> &DetailedTask {
+        &self.0.task
+    }
+
+    /// The task, taken out.
+    pub fn into_task(self) -> DetailedTask {
+        self.0.task
+    }
+
+    /// The task's id.
+    pub fn task_id(&self) -> &str {
+        &self.0.task.task.task_id
+    }
+
+    /// The params as they came, without their `_meta`.
+    pub fn params(&self) -> &JsonObject {
+        &self.0.params
+    }
+}
+
+impl PartialEq for TaskNotification {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.params == other.0.params
+    }
+}
+
+impl Eq for TaskNotification {}
+
+impl Hash for TaskNotification {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.0.params.hash(state);
+    }
+}
+
+impl Serialize for TaskNotification {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.params.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for TaskNotification {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let params = JsonObject::deserialize(deserializer)?;
+        Self::from_params(params).map_err(serde::de::Error::custom)
+    }
 }
 
 /// The params of `tasks/get` and `tasks/cancel`.

@@ -17,6 +17,8 @@ pub use redis_bus::{REDIS_KEEPALIVE, REDIS_QUEUE_CAPACITY, RedisBus, RedisBusErr
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 
+use crate::protocol::TaskNotification;
+
 /// Something a listening client is told about.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -34,6 +36,18 @@ pub enum Change {
         /// The resource's URI, as clients subscribe to it.
         uri: String,
     },
+    /// The task `task_id` reached a new status (the tasks extension): what the tasks runtime
+    /// publishes at each. Only the id travels: the instance holding a listen that was granted
+    /// the task reads it from the task store as the listen's caller, and sends
+    /// `notifications/tasks` with the task whole.
+    TaskStatus {
+        /// The task's id.
+        task_id: String,
+    },
+    /// `notifications/tasks`, as a client's [`Listen`](crate::client::Listen) hears it: the
+    /// task whole. A server handed one treats it as a [`TaskStatus`](Self::TaskStatus) of
+    /// that task: its listeners are sent the task as the store holds it, never this copy.
+    Task(TaskNotification),
 }
 
 /// What a server's delivery of changes looks like right now, from

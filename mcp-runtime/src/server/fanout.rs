@@ -42,7 +42,7 @@ impl Lists {
             Change::ToolsListChanged => self.tools,
             Change::PromptsListChanged => self.prompts,
             Change::ResourcesListChanged => self.resources,
-            Change::ResourceUpdated { .. } => false,
+            Change::ResourceUpdated { .. } | Change::TaskStatus { .. } | Change::Task(_) => false,
         }
     }
 }
@@ -61,8 +61,14 @@ pub(crate) fn may_have_changed(lists: Lists, connection: &Connection) -> Vec<Cha
 /// What one listener wants to hear.
 #[derive(Debug)]
 pub(crate) enum Interest {
-    /// A 2026-07-28 listen: the list changes and the URIs it asked for (and was granted).
-    Listen { lists: Lists, uris: HashSet<String> },
+    /// A 2026-07-28 listen: the list changes and the URIs it asked for (and was granted),
+    /// and the tasks it asked for (granted or not: the listen reads each task as its caller
+    /// before it knows, and must not miss a change made meanwhile; it drops the others').
+    Listen {
+        lists: Lists,
+        uris: HashSet<String>,
+        tasks: HashSet<String>,
+    },
     /// A 2025-11-25 session: the list changes the server advertises, and updates of whatever
     /// the session is subscribed to at the time of the change.
     Session {
@@ -75,6 +81,10 @@ impl Interest {
     fn wants(&self, change: &Change) -> bool {
         match (self, change) {
             (Self::Listen { uris, .. }, Change::ResourceUpdated { uri }) => uris.contains(uri),
+            (Self::Listen { tasks, .. }, Change::TaskStatus { task_id }) => tasks.contains(task_id),
+            (Self::Listen { tasks, .. }, Change::Task(task)) => tasks.contains(task.task_id()),
+            // The tasks extension is 2026-07-28 only.
+            (Self::Session { .. }, Change::TaskStatus { .. } | Change::Task(_)) => false,
             (Self::Session { connection, .. }, Change::ResourceUpdated { uri }) => {
                 connection.upgrade().is_some_and(|c| c.is_subscribed(uri))
             }
@@ -301,6 +311,7 @@ mod tests {
         Interest::Listen {
             lists,
             uris: HashSet::from(["x://a".to_owned()]),
+            tasks: HashSet::from(["t-a".to_owned()]),
         }
     }
 
@@ -336,16 +347,23 @@ mod tests {
                 ..Lists::default()
             },
             uris: HashSet::from(["x://a".to_owned()]),
+            tasks: HashSet::from(["t-a".to_owned()]),
         });
         let bus = fanout.bus().clone();
         bus.publish(Change::PromptsListChanged);
         bus.resource_updated_for_test("x://b");
         bus.resource_updated_for_test("x://a");
+        let task = |id: &str| Change::TaskStatus {
+            task_id: id.to_owned(),
+        };
+        bus.publish(task("t-b"));
+        bus.publish(task("t-a"));
         bus.publish(Change::ToolsListChanged);
         let a = Change::ResourceUpdated {
             uri: "x://a".into(),
         };
         assert_eq!(listener.next().await, Some(a));
+        assert_eq!(listener.next().await, Some(task("t-a")));
         assert_eq!(listener.next().await, Some(Change::ToolsListChanged));
         assert_eq!(fanout.stats().listeners, 1);
         drop(listener);

@@ -1,7 +1,8 @@
 //! 2026-07-28 `subscriptions/listen`: a request that stays open, acknowledges what it will
 //! deliver, then carries each change it asked for until the client ends it (closing the
 //! stream, or `notifications/cancelled` on stdio) or the server does (the listen fell behind,
-//! or the server is shutting down), which it does with a final result.
+//! or the server is shutting down), which it does with a final result. The tasks it asks for
+//! are `listen_tasks`'s.
 
 use std::collections::HashSet;
 
@@ -17,7 +18,9 @@ use crate::push::Change;
 use super::Server;
 use super::answer::Exchange;
 use super::connection::MAX_SUBSCRIPTIONS;
+use super::context::Context;
 use super::fanout::{Interest, Lists};
+use super::listen_tasks::{self, ListenedTasks};
 use super::subscriptions::MAX_SUBSCRIBED_URI;
 
 impl Server {
@@ -26,26 +29,45 @@ impl Server {
         id: &RequestId,
         params: Option<&RawValue>,
         exchange: &Exchange,
+        ctx: Context,
     ) -> Result<String, McpError> {
-        let p: ListenParams = decode_params(params)?;
-        let (granted, interest) = self.grant(p.notifications)?;
+        let mut p: ListenParams = decode_params(params)?;
+        let reader = self.inner.extensions.task_reader().cloned();
+        let tasks = listen_tasks::asked(reader.as_ref(), &ctx, p.notifications.task_ids.take())?;
+        let (mut granted, interest) = self.grant(p.notifications, &tasks)?;
         let _open = exchange.connection.open_listen()?;
-        // Listening before acknowledging: a change made once the client holds the
-        // acknowledgement reaches it.
+        // Listening before acknowledging, and before the tasks are read: a change made once
+        // the client holds the acknowledgement, or once a task was read, reaches it.
         let mut listener = self.listen_to_changes(interest);
+        let (mut tasks, current) = ListenedTasks::grant(reader, ctx, tasks).await?;
+        granted.task_ids = tasks.granted();
         let ack = json!({
             "jsonrpc": "2.0",
             "method": notification_methods::SUBSCRIPTIONS_ACKNOWLEDGED,
             "params": {"notifications": granted, "_meta": {keys::SUBSCRIPTION_ID: id}},
         });
         exchange.sink.send(ack.to_string()).await;
+        for task in current {
+            if let Some(line) = tasks.line(task, id) {
+                exchange.sink.send(line).await;
+            }
+        }
         let closing = exchange.closing.clone().unwrap_or_default();
         loop {
             tokio::select! {
                 biased;
                 () = closing.cancelled() => break,
                 change = listener.next() => match change {
-                    Some(change) => exchange.sink.send(change_line(&change, Some(id))).await,
+                    Some(change) => {
+                        let line = match &change {
+                            Change::TaskStatus { task_id } => tasks.changed(task_id, id).await,
+                            Change::Task(task) => tasks.changed(task.task_id(), id).await,
+                            change => change_line(change, Some(id)),
+                        };
+                        if let Some(line) = line {
+                            exchange.sink.send(line).await;
+                        }
+                    }
                     // Fell behind: the client re-listens and re-reads what it cares about.
                     None => break,
                 },
@@ -55,10 +77,15 @@ impl Server {
         Ok(self.result_line(id, Generation::V2026_07_28, result))
     }
 
-    /// What of `asked` this server can ever deliver (the acknowledged subset), and the
-    /// listener's interest in it. URIs of resources the server does not have are left out;
-    /// too many URIs, or one too long, is an error.
-    fn grant(&self, asked: SubscriptionFilter) -> Result<(SubscriptionFilter, Interest), McpError> {
+    /// What of `asked` this server can ever deliver (the acknowledged subset, but for the
+    /// tasks, granted once read), and the listener's interest in it, with the `tasks` asked.
+    /// URIs of resources the server does not have are left out; too many URIs, or one too
+    /// long, is an error.
+    fn grant(
+        &self,
+        asked: SubscriptionFilter,
+        tasks: &[String],
+    ) -> Result<(SubscriptionFilter, Interest), McpError> {
         let announced = self.announced_lists();
         let lists = Lists {
             tools: asked.tools_list_changed == Some(true) && announced.tools,
@@ -88,18 +115,23 @@ impl Server {
             prompts_list_changed: lists.prompts.then_some(true),
             resources_list_changed: lists.resources.then_some(true),
             resource_subscriptions: (!granted_uris.is_empty()).then_some(granted_uris),
+            task_ids: None,
         };
-        Ok((granted, Interest::Listen { lists, uris }))
+        let tasks = tasks.iter().cloned().collect();
+        Ok((granted, Interest::Listen { lists, uris, tasks }))
     }
 }
 
-/// The notification telling a client of `change`, on the listen `subscription` if any.
-pub(crate) fn change_line(change: &Change, subscription: Option<&RequestId>) -> String {
+/// The notification telling a client of `change`, on the listen `subscription` if any. `None`
+/// for a task's change: only a listen granted the task tells of it, with the task it reads
+/// (2025-11-25 sessions have no tasks).
+pub(crate) fn change_line(change: &Change, subscription: Option<&RequestId>) -> Option<String> {
     let method = match change {
         Change::ToolsListChanged => notification_methods::TOOLS_LIST_CHANGED,
         Change::PromptsListChanged => notification_methods::PROMPTS_LIST_CHANGED,
         Change::ResourcesListChanged => notification_methods::RESOURCES_LIST_CHANGED,
         Change::ResourceUpdated { .. } => notification_methods::RESOURCES_UPDATED,
+        Change::TaskStatus { .. } | Change::Task(_) => return None,
     };
     let mut params = serde_json::Map::new();
     if let Change::ResourceUpdated { uri } = change {
@@ -112,5 +144,5 @@ pub(crate) fn change_line(change: &Change, subscription: Option<&RequestId>) -> 
     if !params.is_empty() {
         line["params"] = Value::Object(params);
     }
-    line.to_string()
+    Some(line.to_string())
 }

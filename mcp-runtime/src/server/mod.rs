@@ -19,6 +19,7 @@ mod handlers;
 pub(crate) mod http_settings;
 mod lifecycle;
 mod listen;
+mod listen_tasks;
 mod listing;
 pub(crate) mod preread;
 pub(crate) mod refusal;
@@ -47,6 +48,8 @@ pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
+pub use listen_tasks::MAX_LISTENED_TASKS;
+pub(crate) use listen_tasks::TaskReader;
 pub(crate) use listing::ListPage;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,

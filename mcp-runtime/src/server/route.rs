@@ -76,7 +76,7 @@ impl Server {
                 Ok(self.result_line(id, generation, EmptyResult::default()))
             }
             methods::SUBSCRIPTIONS_LISTEN if generation == Generation::V2026_07_28 => {
-                self.listen(id, params, &exchange).await
+                self.listen(id, params, &exchange, ctx).await
             }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {
                 Ok(self.result_line(id, generation, self.discover()))

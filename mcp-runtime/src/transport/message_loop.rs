@@ -265,13 +265,19 @@ async fn push_to_session(
     let mut listener = server.listen_to_changes(interest());
     loop {
         while let Some(change) = listener.next().await {
-            if outgoing.send(change_line(&change, None)).await.is_err() {
+            let Some(line) = change_line(&change, None) else {
+                continue;
+            };
+            if outgoing.send(line).await.is_err() {
                 return;
             }
         }
         listener = server.listen_to_changes(interest());
         for change in may_have_changed(lists, &connection) {
-            if outgoing.send(change_line(&change, None)).await.is_err() {
+            let Some(line) = change_line(&change, None) else {
+                continue;
+            };
+            if outgoing.send(line).await.is_err() {
                 return;
             }
         }

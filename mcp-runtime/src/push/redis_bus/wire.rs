@@ -1,6 +1,7 @@
 //! What a change looks like on the Redis channel: the change's own JSON with the publishing
 //! bus's `origin` beside `kind`, e.g. `{"kind":"resource_updated","uri":"board://messages",
-//! "origin":"3f9c0a51d2e47b86"}`.
+//! "origin":"3f9c0a51d2e47b86"}`, or for a task's new status only its id,
+//! `{"kind":"task_status","task_id":"…","origin":"…"}` (each instance reads the task itself).
 
 use serde::{Deserialize, Serialize};
 
@@ -57,13 +58,47 @@ mod tests {
     }
 
     #[test]
+    fn a_task_status_travels_as_its_id_alone() {
+        let change = Change::TaskStatus {
+            task_id: "Zt9x".into(),
+        };
+        let json = encode(&change, "ab12").ok();
+        assert_eq!(
+            json.as_deref(),
+            Some(r#"{"kind":"task_status","task_id":"Zt9x","origin":"ab12"}"#)
+        );
+        let back = json.and_then(|j| decode(j.as_bytes()).ok());
+        assert_eq!(
+            back,
+            Some(Incoming {
+                change,
+                origin: Some("ab12".into())
+            })
+        );
+    }
+
+    #[test]
     fn every_kind_round_trips() {
+        let task = serde_json::json!({
+            "taskId": "t", "status": "completed", "createdAt": "2026-12-04T10:00:00.000Z",
+            "lastUpdatedAt": "2026-12-04T10:00:01.000Z", "ttlMs": 1000,
+            "result": {"content": [], "origin": "not the bus's"},
+        });
+        let task = task.as_object().cloned().unwrap_or_default();
+        let task = crate::protocol::TaskNotification::from_params(task).ok();
+        assert!(task.is_some(), "a task");
         for change in [
             Change::ToolsListChanged,
             Change::PromptsListChanged,
             Change::ResourcesListChanged,
             Change::ResourceUpdated { uri: "a".into() },
-        ] {
+            Change::TaskStatus {
+                task_id: "t".into(),
+            },
+        ]
+        .into_iter()
+        .chain(task.map(Change::Task))
+        {
             let decoded = encode(&change, "o")
                 .ok()
                 .and_then(|j| decode(j.as_bytes()).ok());
@@ -88,6 +123,8 @@ mod tests {
             &b"not json"[..],
             br#"{"kind":"nope"}"#,
             br#"{"kind":"resource_updated"}"#,
+            br#"{"kind":"task_status"}"#,
+            br#"{"kind":"task","taskId":"t"}"#,
             br#"{"origin":"x"}"#,
             b"\xff\xfe",
             b"",

@@ -27,7 +27,7 @@ use crate::boxed::BoxFuture;
 use crate::protocol::{McpError, decode_params};
 
 use super::handlers::erase;
-use crate::server::Context;
+use crate::server::{Context, TaskReader};
 
 pub use outcome::ExtendedOutcome;
 pub(crate) use registry::Extensions;
@@ -91,6 +91,8 @@ pub struct Extension {
     methods: Vec<Method>,
     result_types: Vec<ResultTypeClaim>,
     routes: Vec<Route>,
+    /// How a listen reads the tasks it asks for (the tasks runtime's).
+    task_reader: Option<TaskReader>,
 }
 
 /// One method of an extension, as registered.
@@ -123,6 +125,7 @@ impl Extension {
             methods: Vec::new(),
             result_types: Vec::new(),
             routes: Vec::new(),
+            task_reader: None,
         }
     }
 
@@ -261,6 +264,14 @@ impl Extension {
         self
     }
 
+    /// Grants `subscriptions/listen` the task ids `reader` finds for the listen's caller, and
+    /// sends each of their status changes as `notifications/tasks` (the tasks runtime, which
+    /// the server layer below it cannot name).
+    pub(crate) fn task_reader(mut self, reader: TaskReader) -> Self {
+        self.task_reader = Some(reader);
+        self
+    }
+
     fn with_method<P, R, F, Fut>(mut self, name: String, requires_declaration: bool, f: F) -> Self
     where
         P: DeserializeOwned + Send + 'static,
@@ -308,6 +319,7 @@ impl std::fmt::Debug for Extension {
             .field("methods", &methods)
             .field("result_types", &result_types)
             .field("routes", &routes)
+            .field("task_reader", &self.task_reader.is_some())
             .finish()
     }
 }

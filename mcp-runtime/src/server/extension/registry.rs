@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::protocol::{JsonObject, ResultType, methods};
 
 use super::{Extension, MethodHandler, id};
-use crate::server::BuildError;
+use crate::server::{BuildError, TaskReader};
 
 /// The methods whose handlers answer with an [`ExtendedOutcome`](super::ExtendedOutcome), and
 /// so may answer with an extension's result.
@@ -26,6 +26,8 @@ pub(crate) struct Extensions {
     /// stays empty on a server no extension of which routes, where a lookup returns before
     /// hashing the method name: core requests pay nothing for it.
     routing: HashMap<String, String>,
+    /// How listens read the tasks they ask for: the tasks extension's.
+    task_reader: Option<TaskReader>,
 }
 
 /// An extension method as dispatch finds it.
@@ -48,6 +50,7 @@ impl Extensions {
                 methods,
                 result_types,
                 routes,
+                task_reader,
             } = extension;
             let invalid = |reason: String| BuildError::InvalidExtension {
                 id: id.clone(),
@@ -76,6 +79,10 @@ impl Extensions {
             }
             for route in routes {
                 extensions.add_route(&owner, route)?;
+            }
+            // Only the tasks runtime registers one, with the one tasks extension.
+            if extensions.task_reader.is_none() {
+                extensions.task_reader = task_reader;
             }
             extensions.advertised.insert(id, settings.into());
         }
@@ -185,6 +192,11 @@ impl Extensions {
     /// Whether the server has extension `id`.
     pub fn has(&self, id: &str) -> bool {
         self.advertised.contains_key(id)
+    }
+
+    /// How a listen reads the tasks it asks for; `None` on a server without tasks.
+    pub fn task_reader(&self) -> Option<&TaskReader> {
+        self.task_reader.as_ref()
     }
 
     /// The extension method `name`, if one serves it.

@@ -7,6 +7,7 @@ use crate::protocol::{
     DetailedTask, JsonObject, McpError, TASK_RESULT_TYPE, TASKS_EXTENSION, TaskIdParams,
     UpdateTaskParams, methods,
 };
+use crate::push::Change;
 use crate::server::{Context, Extension};
 
 use super::{TaskRuntime, store_error, wire};
@@ -20,6 +21,7 @@ impl TaskRuntime {
         let cancel = self.clone();
         Extension::new(TASKS_EXTENSION)
             .result_type(TASK_RESULT_TYPE, [methods::TOOLS_CALL])
+            .task_reader(self.reader())
             .method(methods::TASKS_GET, move |ctx: Context, p: TaskIdParams| {
                 let runtime = get.clone();
                 async move { runtime.get(&ctx, &p.task_id).await }
@@ -68,6 +70,13 @@ impl TaskRuntime {
             .map_err(store_error)?;
         if !outcome.refused.is_empty() {
             tracing::debug!(task = %params.task_id, refused = ?outcome.refused, "ignored answers");
+        }
+        if !outcome.accepted.is_empty() {
+            // Working again once every question is answered; listens that see no new status
+            // send nothing.
+            ctx.server().notify(Change::TaskStatus {
+                task_id: params.task_id,
+            });
         }
         Ok(JsonObject::new())
     }

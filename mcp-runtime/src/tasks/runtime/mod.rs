@@ -7,6 +7,7 @@
 //!   through the task's `input_required` status; `methods`: the three methods;
 //!   `upkeep`: leases renewed and expired runners' tasks failed.
 
+mod listen;
 mod methods;
 mod runner;
 mod start;

@@ -14,6 +14,7 @@ use crate::boxed::BoxFuture;
 use crate::protocol::{
     CallToolParams, CallToolResult, InputRequests, InputResponses, McpError, Outcome,
 };
+use crate::push::Change;
 use crate::server::{Context, ToolRun};
 use crate::tasks::{TaskState, TaskStoreError, TaskWatch};
 
@@ -121,9 +122,18 @@ impl Runner {
                         tracing::error!(task = %self.task_id, %status, %error, "could not record how a task ended");
                     }
                 }
+            } else {
+                self.status_changed();
             }
         }
         self.runtime.running().remove(&self.task_id);
+    }
+
+    /// Tells the listens granted the task, on every instance, that it has a new status.
+    fn status_changed(&self) {
+        self.ctx.server().notify(Change::TaskStatus {
+            task_id: self.task_id.clone(),
+        });
     }
 
     async fn drive(&self, first: FirstRound) -> End {
@@ -212,7 +222,7 @@ impl Runner {
             .advance(&self.task_id, state, None)
             .await
         {
-            Ok(_) => {}
+            Ok(_) => self.status_changed(),
             Err(TaskStoreError::Finished(_) | TaskStoreError::NotFound) => return Err(End::Lost),
             Err(TaskStoreError::KeyReused(key)) => {
                 tracing::error!(task = %self.task_id, %key, "a task asked again under a key it used before");

@@ -224,7 +224,9 @@ impl Recorder {
                 change = listener.next() => change,
             };
             if let Some(change) = change {
-                self.outbox.record(&change_line(&change, None));
+                if let Some(line) = change_line(&change, None) {
+                    self.outbox.record(&line);
+                }
                 continue;
             }
             // Changes were lost on their way here (this instance fell behind its bus, or this
@@ -236,8 +238,11 @@ impl Recorder {
             let Some(connection) = self.connection.upgrade() else {
                 return;
             };
-            for change in may_have_changed(self.lists, &connection) {
-                self.outbox.record(&change_line(&change, None));
+            for line in may_have_changed(self.lists, &connection)
+                .iter()
+                .filter_map(|change| change_line(change, None))
+            {
+                self.outbox.record(&line);
             }
         }
     }
@@ -292,9 +297,12 @@ impl Writer {
         let backlog = self.outbox.backlog(place);
         if backlog.missed {
             let connection = self.connection.upgrade()?;
-            for change in may_have_changed(self.lists, &connection) {
+            for line in may_have_changed(self.lists, &connection)
+                .iter()
+                .filter_map(|change| change_line(change, None))
+            {
                 // Without an id: the client's place stays where it was until the kept events.
-                if !self.send(sse::event(&change_line(&change, None))).await {
+                if !self.send(sse::event(&line)).await {
                     return None;
                 }
             }
