@@ -16,13 +16,15 @@
 //! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
 //! 4. [`push`]: what changed on a server, and the bus that carries each change to every
 //!    instance of an application ([`LocalBus`](push::LocalBus), a Redis one with `redis`).
-//! 5. [`server`]: the low-level [`Server`](server::Server) (the generation gate, routing, the
-//!    state boundary, the request [`Context`](server::Context)) and the
-//!    [`McpServer`](server::McpServer) registry the macros feed. It knows no transport.
-//! 6. [`resolve`]: Resolve parameters, the questions a function asks through its context.
-//! 7. [`tasks`]: where the tasks of the tasks extension live
+//! 5. [`tasks`]: where the tasks of the tasks extension live
 //!    ([`MemoryTaskStore`](tasks::MemoryTaskStore), a Redis one with `redis`), so that any
-//!    instance of a fleet answers for a task running on another.
+//!    instance of a fleet answers for a task running on another, and the settings a server
+//!    runs them with ([`Tasks`](tasks::Tasks)). Stores know nothing of servers.
+//! 6. [`server`]: the low-level [`Server`](server::Server) (the generation gate, routing, the
+//!    state boundary, the request [`Context`](server::Context)) and the
+//!    [`McpServer`](server::McpServer) registry the macros feed, with the tasks runtime
+//!    (built on the extension point) that runs its tools as tasks. It knows no transport.
+//! 7. [`resolve`]: Resolve parameters, the questions a function asks through its context.
 //! 8. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
 //!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
 //! 9. [`client`]: a client of both generations over any transport.

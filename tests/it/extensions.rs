@@ -4,14 +4,13 @@
 //! a params member, whose `Mcp-Name` header must match it over HTTP (and which our client
 //! sends for the tasks extension's methods); and the build errors of extensions that collide.
 
-use std::time::Duration;
-
 use mcp::protocol::{
     CallToolResult, ExtensionResult, Implementation, JsonObject, McpError, Tool, methods,
 };
 use mcp::server::{BuildError, Context, ExtendedOutcome, Extension, McpServer, Server};
-use mcp::transport::Duplex;
 use serde_json::{Value, json};
+
+use crate::support::wire::{Wire, meta, request};
 
 const ECHO: &str = "com.example/echo";
 
@@ -292,11 +291,7 @@ async fn legacy_session(wire: &mut Wire) -> Value {
     }});
     let (_, reply) = wire.exchange(init.to_string()).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    wire.end
-        .outgoing
-        .send(initialized.to_string())
-        .await
-        .expect("send");
+    wire.send(initialized.to_string()).await;
     reply
 }
 

@@ -232,8 +232,9 @@ async fn a_listen_for_tasks_that_does_not_declare_the_extension_is_refused_with_
     let gates = Gates::new();
     let server = deployer(&gates).build().expect("builds");
     let task_id = start(&tasks_client(server.serve_in_memory())).await;
-    let undeclared =
-        Client::builder(Implementation::new("c", "1")).connect(server.serve_in_memory());
+    let undeclared = Client::builder(Implementation::new("c", "1"))
+        .accept_tasks(false)
+        .connect(server.serve_in_memory());
     match undeclared
         .listen(SubscriptionFilter::new().task(&task_id))
         .await

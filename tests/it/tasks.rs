@@ -503,11 +503,18 @@ async fn questions_left_unanswered_for_the_ttl_fail_the_task() {
     let mut wire = Wire::new(&server);
     let task = start(&mut wire, "archive", json!({})).await;
     let id = task["taskId"].as_str().expect("id").to_owned();
-    assert_eq!(until(&mut wire, &id, "input_required").await["status"], "input_required");
+    assert_eq!(
+        until(&mut wire, &id, "input_required").await["status"],
+        "input_required"
+    );
     let ended = until(&mut wire, &id, "failed").await;
     assert_eq!(ended["status"], "failed", "{ended}");
     assert_eq!(ended["error"]["code"], -32603);
-    assert!(ended["statusMessage"].as_str().is_some_and(|m| m.contains("unanswered")));
+    assert!(
+        ended["statusMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("unanswered"))
+    );
 }
 
 #[tokio::test]

@@ -27,6 +27,7 @@ pub(crate) mod registry;
 mod route;
 mod sealing;
 mod subscriptions;
+pub(crate) mod tasks;
 
 use std::sync::Arc;
 

@@ -52,18 +52,19 @@
 //! # }
 //! ```
 
+mod config;
 mod error;
 mod id;
-mod limits;
+pub(crate) mod limits;
 mod memory;
 mod record;
 #[cfg(feature = "redis")]
 mod redis_store;
-mod runtime;
 mod timestamp;
 mod watch;
 
 pub use crate::protocol::TaskStatus;
+pub use config::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, Tasks};
 pub use error::TaskStoreError;
 pub use id::TASK_ID_LEN;
 pub use limits::{DEFAULT_MAX_TTL, DEFAULT_PER_OWNER, DEFAULT_TOTAL, TaskLimits};
@@ -74,8 +75,6 @@ pub use redis_store::{
     REDIS_TASKS_LEASE, REDIS_TASKS_PREFIX, REDIS_TASKS_TIMEOUT, RedisTaskStore,
     RedisTaskStoreBuilder, RedisTaskStoreError,
 };
-pub(crate) use runtime::TaskRuntime;
-pub use runtime::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, Tasks};
 pub use timestamp::Timestamp;
 pub use watch::{TaskWatch, Watchers};
 

@@ -53,6 +53,11 @@ impl Wire {
         }
     }
 
+    /// Sends `line` and waits for nothing (a notification).
+    pub async fn send(&mut self, line: String) {
+        self.end.outgoing.send(line).await.expect("send");
+    }
+
     /// The reply to `method` with `params` (whose `_meta` is set to declare `capabilities`).
     pub async fn call(&mut self, method: &str, params: Value, capabilities: Value) -> Value {
         let id = self.next_id;

@@ -16,8 +16,9 @@ use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
 use super::tools::{TaskSupport, ToolEntry};
+use crate::server::tasks::TaskRuntime;
 use crate::server::{BuildError, Context, Extension, Server, ServerBuilder};
-use crate::tasks::{TaskRuntime, Tasks};
+use crate::tasks::Tasks;
 
 /// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
 /// `mcp` facade crate for the macros).

@@ -13,8 +13,8 @@ use crate::protocol::{
     paginate,
 };
 use crate::server::handlers::erase;
+use crate::server::tasks::TaskRuntime;
 use crate::server::{Context, ExtendedOutcome, ListPage, ServerBuilder};
-use crate::tasks::TaskRuntime;
 
 use super::completion::{CompleteCall, Completions, Owner};
 use super::live::LiveTables;

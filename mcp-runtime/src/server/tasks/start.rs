@@ -60,7 +60,7 @@ impl TaskRuntime {
     async fn create(&self, owner: &str) -> Result<TaskRecord, McpError> {
         let tasks = &self.tasks;
         self.store()
-            .create(owner, tasks.ttl, Some(tasks.poll_interval))
+            .create(owner, tasks.task_ttl(), Some(tasks.task_poll_interval()))
             .await
             .map_err(store_error)
     }

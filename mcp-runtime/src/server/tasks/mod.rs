@@ -1,0 +1,79 @@
+//! Tasks on a server (the runtime of the tasks extension, built on the extension point): a tool call answered with a task at once, its function run in the
+//! background, its status, questions and result kept in a [`TaskStore`] for `tasks/get`,
+//! `tasks/update` and `tasks/cancel`.
+//!
+//! Its settings are [`Tasks`](crate::tasks::Tasks), of the tasks layer below with the
+//! stores.
+//!
+//! - `start`: a `tools/call` made into a task; `runner`: its function run to the end, asking
+//!   through the task's `input_required` status; `methods`: the three methods;
+//!   `upkeep`: leases renewed and expired runners' tasks failed.
+
+mod listen;
+mod methods;
+mod runner;
+mod start;
+mod upkeep;
+mod wire;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::protocol::McpError;
+use crate::tasks::{TaskStore, TaskStoreError, Tasks};
+
+/// The tasks of one server: its settings, and the runners of this process by task id.
+pub(crate) struct TaskRuntime {
+    tasks: Tasks,
+    /// Each running task's cancellation: fired when its runner must stop without ending it
+    /// (the store no longer holds it for this runner).
+    running: Mutex<HashMap<String, CancellationToken>>,
+    /// Set once the upkeep loop runs (it starts with the first task).
+    upkeep: OnceLock<()>,
+}
+
+impl TaskRuntime {
+    pub(crate) fn new(tasks: Tasks) -> Arc<Self> {
+        Arc::new(Self {
+            tasks,
+            running: Mutex::default(),
+            upkeep: OnceLock::new(),
+        })
+    }
+
+    fn store(&self) -> &dyn TaskStore {
+        self.tasks.store().as_ref()
+    }
+
+    fn running(&self) -> MutexGuard<'_, HashMap<String, CancellationToken>> {
+        // Every change is one insert or remove: a panic cannot leave it half-made.
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl fmt::Debug for TaskRuntime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TaskRuntime")
+            .field("tasks", &self.tasks)
+            .field("running", &self.running().len())
+            .finish()
+    }
+}
+
+/// A store's failure as the client sees it: a task that is not there is the caller's mistake
+/// (-32602, as the spec asks); anything else is the server's, logged with its cause.
+fn store_error(error: TaskStoreError) -> McpError {
+    match error {
+        TaskStoreError::NotFound => McpError::invalid_params("Task not found"),
+        TaskStoreError::OwnerLimit { limit } => {
+            McpError::invalid_request(format!("Too many tasks: at most {limit} per caller"))
+        }
+        other => {
+            tracing::error!(error = %other, "the task store failed");
+            McpError::internal("The task store is unavailable")
+        }
+    }
+}
