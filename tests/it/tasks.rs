@@ -107,8 +107,8 @@ struct Confirm {
     confirm: bool,
 }
 
-/// Asks inside the task.
-#[mcp::tool(task = "optional")]
+/// Asks inside the task; only ever a task.
+#[mcp::tool(task = "required")]
 async fn archive(#[mcp(key = "confirm")] confirm: Elicited<Confirm>) -> String {
     match confirm {
         Elicited::Accepted(Confirm { confirm: true }) => "Archived 3 posts.".into(),
@@ -665,16 +665,17 @@ mod with_our_client {
         );
     }
 
-    /// 2025-11-25 has no extensions: the same tools answer in the call, and a task-required
-    /// one is refused with -32021.
+    /// 2025-11-25 has no extensions: a tool that allows tasks answers in the call, and a
+    /// task-required one is refused with -32021.
     #[tokio::test]
     async fn a_2025_session_gets_plain_answers() {
         let server = server(Arc::default());
         let client = answering().connect(server.serve_in_memory());
         client.initialize().await.expect("a 2025-11-25 session");
-        let archived = client.call_tool("archive", None).await.expect("archived");
-        assert_eq!(archived.content[0].as_text(), Some("Archived 3 posts."));
-        let error = client.call_tool("batch", None).await.expect_err("refused");
+        let args = json!({"name": "Old"});
+        let hello = client.call_tool("hello", Some(args)).await.expect("greeted");
+        assert_eq!(hello.content[0].as_text(), Some("Hello, Old!"));
+        let error = client.call_tool("archive", None).await.expect_err("refused");
         let mcp::client::ClientError::Rpc(error) = error else {
             panic!("a JSON-RPC error: {error:?}");
         };
