@@ -7,6 +7,8 @@
 //! mcpload wait --url http://127.0.0.1:PORT/mcp [--timeout SECS] [--server-pid PID]
 //! mcpload fanout --url http://127.0.0.1:PORT/mcp --listeners N [--trigger-url URL]
 //!              [--window W] [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]...
+//! mcpload tasks --url http://127.0.0.1:PORT/mcp [--concurrency C] [--seconds SECS]
+//!              [--warmup SECS] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]
 //! ```
 //!
 //! `run` makes N workers on one current-thread tokio runtime; each owns one keep-alive HTTP/1.1
@@ -24,10 +26,12 @@
 //! server gets the startup-to-first-request time.
 //!
 //! `fanout` measures how fast one resource update reaches N `subscriptions/listen` streams
-//! (see `fanout.rs`).
+//! (see `fanout.rs`). `tasks` measures tasks created per second and `tasks/get` latency, or
+//! creates exactly `--count` finished tasks for a memory measurement (see `tasks.rs`).
 
 mod fanout;
 mod flags;
+mod tasks;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -69,6 +73,7 @@ fn main() {
         Some("run") => Options::parse(&args[1..]).and_then(run_command),
         Some("wait") => Options::parse(&args[1..]).and_then(wait_command),
         Some("fanout") => fanout::FanoutOptions::parse(&args[1..]).and_then(fanout::fanout_command),
+        Some("tasks") => tasks::TasksOptions::parse(&args[1..]).and_then(tasks::tasks_command),
         _ => Err(USAGE.into()),
     };
     if let Err(error) = outcome {
@@ -77,7 +82,7 @@ fn main() {
     }
 }
 
-const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...";
+const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...\n       mcpload tasks --url URL [--concurrency C] [--seconds S] [--warmup S] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Scenario {
@@ -324,6 +329,7 @@ enum Tool {
     Echo,
     Provision,
     Touch,
+    Job,
 }
 
 impl Tool {
@@ -332,6 +338,7 @@ impl Tool {
             Tool::Echo => "echo",
             Tool::Provision => "provision",
             Tool::Touch => "touch",
+            Tool::Job => "job",
         }
     }
 }
