@@ -303,7 +303,10 @@ async fn exactly<O: Operation>(
 /// One phase as reported: its measured run.
 fn phase(run: &RunResult, secs: f64, servers: usize) -> serde_json::Value {
     let ms = |q: f64| run.latency_ns.value_at_quantile(q) as f64 / 1e6;
-    let server_cpu: Option<f64> = run.cpu_s[..servers].iter().copied().sum();
+    let server_cpu: Option<f64> = match servers {
+        0 => None,
+        _ => run.cpu_s[..servers].iter().copied().sum(),
+    };
     let redis_cpu = run.cpu_s[servers..].first().copied().flatten();
     let per_op = |cpu: Option<f64>| {
         cpu.filter(|_| run.ok > 0)
