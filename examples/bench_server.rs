@@ -3,8 +3,11 @@
 //! Streamable HTTP at `http://127.0.0.1:PORT/mcp`.
 //!
 //! `touch` tells whoever listens to `bench://counter` that it changed (the fan-out benchmark).
-//! With `--redis URL` (feature `redis`), the instances on one Redis share their changes, so a
-//! touch through one reaches the listeners of all.
+//! `job` runs as a task for a client that takes one (the tasks benchmark); its tasks are kept
+//! in memory. With `--redis URL` (feature `redis`), the instances on one Redis share their
+//! changes, so a touch through one reaches the listeners of all, and keep their tasks there.
+//! Either store holds up to [`MAX_TASKS`] tasks, not the default 100,000: a benchmark creates
+//! more than that within the default ttl of an hour.
 //!
 //! ```sh
 //! cargo run --release --example bench_server -- --port 8000
@@ -16,6 +19,7 @@ mod logging;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mcp::tasks::{MemoryTaskStore, TaskLimits, Tasks};
 use mcp::{Elicit, McpServer};
 
 /// Echo the text back.
@@ -61,6 +65,21 @@ async fn touch(touches: mcp::State<Touches>, ctx: mcp::Context) -> String {
     count.to_string()
 }
 
+/// Completes at once; a task when the client takes one.
+#[mcp::tool(task = "optional")]
+async fn job() -> &'static str {
+    "done"
+}
+
+/// How many tasks the store holds, finished or not, before it refuses more.
+const MAX_TASKS: usize = 10_000_000;
+
+fn task_limits() -> TaskLimits {
+    let mut limits = TaskLimits::default();
+    limits.total = MAX_TASKS;
+    limits
+}
+
 const USAGE: &str = "usage: bench_server --port PORT [--redis URL]";
 
 #[tokio::main]
@@ -75,9 +94,10 @@ async fn main() -> anyhow::Result<()> {
         };
     let server = McpServer::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
-        .tools(mcp::tools![echo, provision, touch])
+        .tools(mcp::tools![echo, provision, touch, job])
         .resources(mcp::resources![counter])
-        .state(Touches::default());
+        .state(Touches::default())
+        .tasks(Tasks::new(MemoryTaskStore::with_limits(task_limits())));
     let server = match redis {
         None => server,
         Some(url) => with_redis(server, url)?,
@@ -88,7 +108,11 @@ async fn main() -> anyhow::Result<()> {
 
 #[cfg(feature = "redis")]
 fn with_redis(server: McpServer, url: &str) -> anyhow::Result<McpServer> {
-    Ok(server.notification_bus(mcp::push::RedisBus::new(url, "mcp-bench:changes")?))
+    let bus = mcp::push::RedisBus::new(url, "mcp-bench:changes")?;
+    let store = mcp::tasks::RedisTaskStore::builder(url)
+        .limits(task_limits())
+        .build()?;
+    Ok(server.notification_bus(bus).tasks(Tasks::new(store)))
 }
 
 #[cfg(not(feature = "redis"))]

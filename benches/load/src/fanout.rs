@@ -23,8 +23,8 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use crate::{
-    BoxError, Connection, META, Result, Target, Tool, USAGE, cpu_seconds, histogram, round,
-    runtime, status_field,
+    BoxError, Connection, META, Result, Target, Tool, cpu_of, flags, histogram, round, runtime,
+    status_field,
 };
 
 /// The URI every listener watches and every touch updates.
@@ -56,36 +56,20 @@ impl FanoutOptions {
             peer: "unnamed".into(),
             server_pids: Vec::new(),
         };
-        let mut rest = args.iter();
-        while let Some(flag) = rest.next() {
-            let value = rest
-                .next()
-                .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
-            match flag.as_str() {
-                "--url" => options.url = value.clone(),
-                "--trigger-url" => options.trigger_url = Some(value.clone()),
-                "--listeners" => options.listeners = value.parse()?,
-                "--window" => options.window = value.parse()?,
-                "--warmup" => options.warmup = value.parse()?,
-                "--duration" => options.duration = value.parse()?,
-                "--peer" => options.peer = value.clone(),
-                "--server-pid" => options.server_pids.push(value.parse()?),
-                other => return Err(format!("unknown option {other}\n{USAGE}").into()),
+        for (flag, value) in flags::pairs(args)? {
+            match flag {
+                "--url" => options.url = value.to_owned(),
+                "--trigger-url" => options.trigger_url = Some(value.to_owned()),
+                "--listeners" => options.listeners = flags::count(flag, value)?,
+                "--window" => options.window = flags::count(flag, value)?,
+                "--warmup" => options.warmup = flags::seconds_or_zero(flag, value)?,
+                "--duration" => options.duration = flags::seconds(flag, value)?,
+                "--peer" => options.peer = value.to_owned(),
+                "--server-pid" => options.server_pids.push(flags::pid(flag, value)?),
+                other => return Err(flags::unknown(other)),
             }
         }
-        if options.url.is_empty() {
-            return Err(format!("--url is required\n{USAGE}").into());
-        }
-        if options.listeners == 0
-            || options.window == 0
-            || !(options.duration.is_finite() && options.duration > 0.0)
-            || !(options.warmup.is_finite() && options.warmup >= 0.0)
-        {
-            return Err(
-                "--listeners, --window and --duration must be positive, --warmup not negative"
-                    .into(),
-            );
-        }
+        flags::required_url(&options.url)?;
         Ok(options)
     }
 }
@@ -324,12 +308,6 @@ async fn drained(board: &Board, sent: usize) -> Result<()> {
             .into());
         }
     }
-}
-
-fn cpu_of(pids: &[u32]) -> Option<f64> {
-    pids.iter()
-        .map(|pid| cpu_seconds(&pid.to_string()))
-        .sum::<Option<f64>>()
 }
 
 pub(crate) fn fanout_command(options: FanoutOptions) -> Result<()> {

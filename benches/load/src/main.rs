@@ -7,6 +7,8 @@
 //! mcpload wait --url http://127.0.0.1:PORT/mcp [--timeout SECS] [--server-pid PID]
 //! mcpload fanout --url http://127.0.0.1:PORT/mcp --listeners N [--trigger-url URL]
 //!              [--window W] [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]...
+//! mcpload tasks --url http://127.0.0.1:PORT/mcp [--concurrency C] [--seconds SECS]
+//!              [--warmup SECS] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]
 //! ```
 //!
 //! `run` makes N workers on one current-thread tokio runtime; each owns one keep-alive HTTP/1.1
@@ -24,11 +26,15 @@
 //! server gets the startup-to-first-request time.
 //!
 //! `fanout` measures how fast one resource update reaches N `subscriptions/listen` streams
-//! (see `fanout.rs`).
+//! (see `fanout.rs`). `tasks` measures tasks created per second and `tasks/get` latency, or
+//! creates exactly `--count` finished tasks for a memory measurement (see `tasks.rs`).
 
 mod fanout;
+mod flags;
+mod tasks;
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -67,6 +73,7 @@ fn main() {
         Some("run") => Options::parse(&args[1..]).and_then(run_command),
         Some("wait") => Options::parse(&args[1..]).and_then(wait_command),
         Some("fanout") => fanout::FanoutOptions::parse(&args[1..]).and_then(fanout::fanout_command),
+        Some("tasks") => tasks::TasksOptions::parse(&args[1..]).and_then(tasks::tasks_command),
         _ => Err(USAGE.into()),
     };
     if let Err(error) = outcome {
@@ -75,7 +82,7 @@ fn main() {
     }
 }
 
-const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...";
+const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...\n       mcpload tasks --url URL [--concurrency C] [--seconds S] [--warmup S] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Scenario {
@@ -243,7 +250,20 @@ impl Connection {
     /// POSTs one `tools/call` and returns the body of a 200 answer (the `data:` of its last
     /// event if the server answered with a stream).
     async fn call(&mut self, target: &Target, tool: Tool, body: Bytes) -> Result<Bytes, CallError> {
-        let request = post(target, body, "tools/call", Some(tool.name()));
+        let name = HeaderValue::from_static(tool.name());
+        self.request(target, "tools/call", Some(name), body).await
+    }
+
+    /// POSTs one request of `method` (routed by `name` in `Mcp-Name`) and returns the body of
+    /// a 200 answer, as [`call`](Self::call) does.
+    async fn request(
+        &mut self,
+        target: &Target,
+        method: &'static str,
+        name: Option<HeaderValue>,
+        body: Bytes,
+    ) -> Result<Bytes, CallError> {
+        let request = post(target, body, method, name);
         self.send
             .ready()
             .await
@@ -279,12 +299,12 @@ impl Connection {
 }
 
 /// A 2026-07-28 POST of `body` to the target, with the routing headers of `method` (and the
-/// tool's `name`).
+/// `name` it is routed by: the tool's, the task id).
 fn post(
     target: &Target,
     body: Bytes,
     method: &'static str,
-    name: Option<&'static str>,
+    name: Option<HeaderValue>,
 ) -> hyper::Request<Full<Bytes>> {
     let mut request = hyper::Request::new(Full::new(body));
     *request.method_mut() = hyper::Method::POST;
@@ -299,7 +319,7 @@ fn post(
     headers.insert(MCP_PROTOCOL_VERSION, HeaderValue::from_static(PROTOCOL));
     headers.insert(MCP_METHOD, HeaderValue::from_static(method));
     if let Some(name) = name {
-        headers.insert(MCP_NAME, HeaderValue::from_static(name));
+        headers.insert(MCP_NAME, name);
     }
     request
 }
@@ -309,6 +329,7 @@ enum Tool {
     Echo,
     Provision,
     Touch,
+    Job,
 }
 
 impl Tool {
@@ -317,6 +338,7 @@ impl Tool {
             Tool::Echo => "echo",
             Tool::Provision => "provision",
             Tool::Touch => "touch",
+            Tool::Job => "job",
         }
     }
 }
@@ -437,6 +459,31 @@ fn final_text<'r>(result: &'r CallResult<'_>, body: &[u8]) -> Result<&'r str, Ca
         .ok_or_else(|| CallError::Answer(format!("no text content: {}", shown())))
 }
 
+/// What each worker of a closed loop repeats on its connection, every answer checked.
+trait Operation: Sync + 'static {
+    fn once(
+        &self,
+        connection: &mut Connection,
+        target: &Target,
+    ) -> impl Future<Output = Result<(), CallError>> + Send;
+}
+
+/// An operation of `run`'s scenario.
+struct ScenarioOperation {
+    bodies: Bodies,
+    scenario: Scenario,
+}
+
+impl Operation for ScenarioOperation {
+    fn once(
+        &self,
+        connection: &mut Connection,
+        target: &Target,
+    ) -> impl Future<Output = Result<(), CallError>> + Send {
+        operation(connection, target, &self.bodies, self.scenario)
+    }
+}
+
 /// One operation of the scenario, every answer checked.
 async fn operation(
     connection: &mut Connection,
@@ -510,10 +557,9 @@ fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1_000, 120_000_000_000, 3).expect("valid histogram bounds")
 }
 
-async fn worker(
+async fn worker<O: Operation>(
     target: &'static Target,
-    bodies: &'static Bodies,
-    scenario: Scenario,
+    op: &'static O,
     mut connection: Option<Connection>,
     end: Instant,
 ) -> WorkerStats {
@@ -536,11 +582,7 @@ async fn worker(
             },
         };
         let start = Instant::now();
-        let outcome = tokio::time::timeout_at(
-            end + REQUEST_GRACE,
-            operation(conn, target, bodies, scenario),
-        )
-        .await;
+        let outcome = tokio::time::timeout_at(end + REQUEST_GRACE, op.once(conn, target)).await;
         let done = Instant::now();
         match outcome {
             Ok(Ok(())) if done <= end => {
@@ -570,6 +612,13 @@ async fn worker(
     stats
 }
 
+/// CPU time (user + system) of some processes so far, summed; `None` if one is gone.
+fn cpu_of(pids: &[u32]) -> Option<f64> {
+    pids.iter()
+        .map(|pid| cpu_seconds(&pid.to_string()))
+        .sum::<Option<f64>>()
+}
+
 /// CPU time (user + system) of a process so far, from `/proc/PID/stat`.
 fn cpu_seconds(pid: &str) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
@@ -593,39 +642,49 @@ struct RunResult {
     ok: u64,
     errors: u64,
     latency_ns: Histogram<u64>,
-    server_cpu_s: Option<f64>,
+    /// The CPU time each of the watched processes used over the run, in their order.
+    cpu_s: Vec<Option<f64>>,
     loadgen_cpu_s: Option<f64>,
 }
 
-/// One bounded run: open the connections, then `duration` of closed-loop operations.
-async fn one_run(
+/// One bounded run: open the connections, then `duration` of closed-loop operations; the CPU
+/// time of the processes `watched` is taken over exactly that window.
+async fn one_run<O: Operation>(
     target: &'static Target,
-    bodies: &'static Bodies,
-    scenario: Scenario,
+    op: &'static O,
     conc: usize,
     duration: Duration,
-    server_pid: Option<u32>,
+    watched: &[u32],
 ) -> Result<RunResult> {
     let mut connections = Vec::with_capacity(conc);
     for _ in 0..conc {
         connections.push(Connection::open(target).await?);
     }
-    let server = server_pid.map(|pid| pid.to_string());
-    let server_cpu_start = server.as_deref().and_then(cpu_seconds);
+    let cpu = || -> Vec<Option<f64>> {
+        watched
+            .iter()
+            .map(|pid| cpu_seconds(&pid.to_string()))
+            .collect()
+    };
+    let cpu_start = cpu();
     let loadgen_cpu_start = cpu_seconds("self");
     let end = Instant::now() + duration;
     let workers: Vec<_> = connections
         .into_iter()
-        .map(|conn| tokio::spawn(worker(target, bodies, scenario, Some(conn), end)))
+        .map(|conn| tokio::spawn(worker(target, op, Some(conn), end)))
         .collect();
     tokio::time::sleep_until(end).await;
-    let server_cpu_end = server.as_deref().and_then(cpu_seconds);
+    let cpu_end = cpu();
     let loadgen_cpu_end = cpu_seconds("self");
     let mut result = RunResult {
         ok: 0,
         errors: 0,
         latency_ns: histogram(),
-        server_cpu_s: server_cpu_start.zip(server_cpu_end).map(|(a, b)| b - a),
+        cpu_s: cpu_start
+            .into_iter()
+            .zip(cpu_end)
+            .map(|(a, b)| a.zip(b).map(|(a, b)| b - a))
+            .collect(),
         loadgen_cpu_s: loadgen_cpu_start.zip(loadgen_cpu_end).map(|(a, b)| b - a),
     };
     for handle in workers {
@@ -645,7 +704,11 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 
 fn run_command(options: Options) -> Result<()> {
     let target: &'static Target = Box::leak(Box::new(Target::parse(&options.url)?));
-    let bodies: &'static Bodies = Box::leak(Box::new(Bodies::new()));
+    let (scenario, conc) = (options.scenario, options.conc);
+    let op: &'static ScenarioOperation = Box::leak(Box::new(ScenarioOperation {
+        bodies: Bodies::new(),
+        scenario,
+    }));
     let warmup = Duration::from_secs_f64(options.warmup);
     let duration = Duration::from_secs_f64(options.duration);
     let limit = warmup + duration + HARD_DEADLINE_GRACE;
@@ -657,18 +720,17 @@ fn run_command(options: Options) -> Result<()> {
         );
         std::process::exit(3);
     });
-    let (scenario, conc) = (options.scenario, options.conc);
     let result = runtime()?.block_on(async {
         if !warmup.is_zero() {
-            one_run(target, bodies, scenario, conc, warmup, None).await?;
+            one_run(target, op, conc, warmup, &[]).await?;
         }
-        one_run(target, bodies, scenario, conc, duration, options.server_pid).await
+        one_run(target, op, conc, duration, options.server_pid.as_slice()).await
     })?;
+    let server_cpu_s = result.cpu_s.first().copied().flatten();
     let secs = duration.as_secs_f64();
     let ms = |q: f64| result.latency_ns.value_at_quantile(q) as f64 / 1e6;
     let ops_per_s = result.ok as f64 / secs;
-    let server_cpu_us_per_op = result
-        .server_cpu_s
+    let server_cpu_us_per_op = server_cpu_s
         .filter(|_| result.ok > 0)
         .map(|cpu| cpu * 1e6 / result.ok as f64);
     let line = serde_json::json!({
@@ -685,8 +747,8 @@ fn run_command(options: Options) -> Result<()> {
         "p99_ms": round(ms(0.99), 3),
         "max_ms": round(result.latency_ns.max() as f64 / 1e6, 3),
         "mean_ms": round(result.latency_ns.mean() / 1e6, 3),
-        "server_cpu_s": result.server_cpu_s.map(|v| round(v, 2)),
-        "server_cpu_util": result.server_cpu_s.map(|v| round(v / secs, 3)),
+        "server_cpu_s": server_cpu_s.map(|v| round(v, 2)),
+        "server_cpu_util": server_cpu_s.map(|v| round(v / secs, 3)),
         "server_cpu_us_per_op": server_cpu_us_per_op.map(|v| round(v, 1)),
         "loadgen_cpu_util": result.loadgen_cpu_s.map(|v| round(v / secs, 3)),
         "server_vm_hwm_kb": options.server_pid.and_then(|pid| status_field(pid, "VmHWM")),
