@@ -518,6 +518,33 @@ async fn questions_left_unanswered_for_the_ttl_fail_the_task() {
 }
 
 #[tokio::test]
+async fn a_full_store_refuses_new_tasks_saying_so_and_keeps_serving() {
+    let mut limits = mcp::tasks::TaskLimits::default();
+    limits.total = 1;
+    let server = McpServer::new("small")
+        .tasks(Tasks::new(MemoryTaskStore::with_limits(limits)))
+        .tools(mcp::tools![hello])
+        .build()
+        .expect("the server builds");
+    let mut wire = Wire::new(&server);
+    let first = start(&mut wire, "hello", json!({"name": "A"})).await;
+    let params = json!({"name": "hello", "arguments": {"name": "B"}});
+    let refused = wire.call("tools/call", params, declaring()).await;
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Too many tasks")),
+        "{refused}"
+    );
+    let id = first["taskId"].as_str().expect("id");
+    assert_eq!(
+        until(&mut wire, id, "completed").await["status"],
+        "completed"
+    );
+}
+
+#[tokio::test]
 async fn an_unknown_task_is_invalid_params_and_unknown_methods_are_not_found() {
     let mut wire = wire();
     for method in ["tasks/get", "tasks/cancel"] {
@@ -673,9 +700,15 @@ mod with_our_client {
         let client = answering().connect(server.serve_in_memory());
         client.initialize().await.expect("a 2025-11-25 session");
         let args = json!({"name": "Old"});
-        let hello = client.call_tool("hello", Some(args)).await.expect("greeted");
+        let hello = client
+            .call_tool("hello", Some(args))
+            .await
+            .expect("greeted");
         assert_eq!(hello.content[0].as_text(), Some("Hello, Old!"));
-        let error = client.call_tool("archive", None).await.expect_err("refused");
+        let error = client
+            .call_tool("archive", None)
+            .await
+            .expect_err("refused");
         let mcp::client::ClientError::Rpc(error) = error else {
             panic!("a JSON-RPC error: {error:?}");
         };

@@ -71,6 +71,12 @@ fn store_error(error: TaskStoreError) -> McpError {
         TaskStoreError::OwnerLimit { limit } => {
             McpError::invalid_request(format!("Too many tasks: at most {limit} per caller"))
         }
+        // The operator's limit, reached by load rather than by a fault: said as such, and
+        // logged below an error.
+        TaskStoreError::StoreFull { limit } => {
+            tracing::warn!(limit, "the task store is full");
+            McpError::internal("Too many tasks on this server: try again later")
+        }
         other => {
             tracing::error!(error = %other, "the task store failed");
             McpError::internal("The task store is unavailable")
