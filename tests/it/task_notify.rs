@@ -23,7 +23,7 @@ use mcp::protocol::{
 };
 use mcp::push::{Change, RedisBus};
 use mcp::server::{Context, MAX_LISTENED_TASKS, McpServer, Server, TaskSupport, ToolEntry};
-use mcp::tasks::{RedisTaskStore, Tasks};
+use mcp::tasks::{RedisTaskStore, TaskStore, Tasks};
 use mcp::transport::http::HttpTransport;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -522,4 +522,46 @@ async fn across_a_fleet_a_listener_on_one_instance_hears_a_task_running_on_anoth
         .as_ref()
         .map(|r| r["content"][0]["text"].clone());
     assert_eq!(text, Some(json!("Deployed for \"\": true")));
+}
+
+#[tokio::test]
+async fn a_task_whose_runner_died_is_heard_failed_from_the_instance_that_sweeps_it() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let lease = Duration::from_millis(300);
+    let store = || {
+        RedisTaskStore::builder(redis.url())
+            .prefix("test:task-sweep:")
+            .lease(lease)
+            .build()
+            .expect("a store")
+    };
+    // A runner that made a task and died: its store handle never renews the lease.
+    let task_id = {
+        let dead = store();
+        let task = dead
+            .create("", Duration::from_secs(60), None)
+            .await
+            .expect("created");
+        task.task_id
+    };
+    let gates = Gates::new();
+    let server = deployer(&gates)
+        .tasks(Tasks::new(store()))
+        .build()
+        .expect("builds");
+    let client = tasks_client(server.serve_in_memory());
+    // The listen is this instance's first brush with tasks: its upkeep starts there.
+    let mut listen = client
+        .listen(SubscriptionFilter::new().task(&task_id))
+        .await
+        .expect("opens");
+    assert_eq!(listen.honoured(), &SubscriptionFilter::new().task(&task_id));
+    let mut status = next_task(&mut listen).await.task.status;
+    assert_eq!(status, TaskStatus::Working, "the state at grant");
+    while status == TaskStatus::Working {
+        status = next_task(&mut listen).await.task.status;
+    }
+    assert_eq!(status, TaskStatus::Failed, "swept once the lease ran out");
 }

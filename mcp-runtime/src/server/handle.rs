@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::push::Change;
+use crate::push::{Change, NotificationBus};
 
 use super::Server;
 use super::app_state::AppState;
@@ -118,6 +118,11 @@ pub enum ChangeError {
 impl ServerHandle {
     pub(super) fn new(server: Server) -> Self {
         Self { server }
+    }
+
+    /// The bus this server's changes travel on.
+    pub(crate) fn bus(&self) -> Arc<dyn NotificationBus> {
+        self.server.inner.fanout.bus().clone()
     }
 
     /// Tells every listening client of every instance on the server's bus about `change`.

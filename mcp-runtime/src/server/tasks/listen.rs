@@ -14,6 +14,7 @@ impl TaskRuntime {
         Arc::new(move |ctx: Context, task_id: String| {
             let runtime = runtime.clone();
             Box::pin(async move {
+                runtime.keep_up(&ctx);
                 let owner = methods::owner(&ctx);
                 match runtime.store().get(&task_id, &owner).await {
                     Ok(record) => Ok(record.map(wire::detailed)),

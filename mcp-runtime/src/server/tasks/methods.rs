@@ -46,7 +46,8 @@ impl TaskRuntime {
             .routing_param(methods::TASKS_CANCEL, "taskId")
     }
 
-    async fn get(&self, ctx: &Context, task_id: &str) -> Result<DetailedTask, McpError> {
+    async fn get(self: &Arc<Self>, ctx: &Context, task_id: &str) -> Result<DetailedTask, McpError> {
+        self.keep_up(ctx);
         let owner = owner(ctx);
         match self.store().get(task_id, &owner).await {
             Ok(Some(record)) => Ok(wire::detailed(record)),
@@ -58,10 +59,11 @@ impl TaskRuntime {
     /// Answers under keys the task is not waiting on are dropped, as the spec has it: the
     /// acknowledgement says only that the task exists.
     async fn update(
-        &self,
+        self: &Arc<Self>,
         ctx: &Context,
         params: UpdateTaskParams,
     ) -> Result<JsonObject, McpError> {
+        self.keep_up(ctx);
         let owner = owner(ctx);
         let outcome = self
             .store()
@@ -82,7 +84,12 @@ impl TaskRuntime {
     }
 
     /// A finished task stays as it is, and the acknowledgement is the same.
-    async fn cancel(&self, ctx: &Context, task_id: &str) -> Result<JsonObject, McpError> {
+    async fn cancel(
+        self: &Arc<Self>,
+        ctx: &Context,
+        task_id: &str,
+    ) -> Result<JsonObject, McpError> {
+        self.keep_up(ctx);
         let owner = owner(ctx);
         self.store()
             .cancel(task_id, &owner)

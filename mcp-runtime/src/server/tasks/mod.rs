@@ -23,6 +23,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 use crate::protocol::McpError;
+use crate::push::NotificationBus;
+use crate::server::Context;
 use crate::tasks::{TaskStore, TaskStoreError, Tasks};
 
 /// The tasks of one server: its settings, and the runners of this process by task id.
@@ -31,8 +33,10 @@ pub(crate) struct TaskRuntime {
     /// Each running task's cancellation: fired when its runner must stop without ending it
     /// (the store no longer holds it for this runner).
     running: Mutex<HashMap<String, CancellationToken>>,
-    /// Set once the upkeep loop runs (it starts with the first task).
-    upkeep: OnceLock<()>,
+    /// The bus the upkeep announces swept tasks on, set with the loop's start: at the first
+    /// request that touches tasks on this instance (a task made, read, answered, cancelled or
+    /// listened to), so that any instance serving tasks also fails the tasks of dead ones.
+    upkeep: OnceLock<Arc<dyn NotificationBus>>,
 }
 
 impl TaskRuntime {
@@ -42,6 +46,14 @@ impl TaskRuntime {
             running: Mutex::default(),
             upkeep: OnceLock::new(),
         })
+    }
+
+    /// Starts the upkeep loop, once, with the bus of the server `ctx` belongs to.
+    fn keep_up(self: &Arc<Self>, ctx: &Context) {
+        self.upkeep.get_or_init(|| {
+            upkeep::spawn(Arc::downgrade(self), self.store().lease());
+            ctx.server().bus()
+        });
     }
 
     fn store(&self) -> &dyn TaskStore {

@@ -12,7 +12,7 @@ use crate::server::{BodyGateKeeper, Context, ExtendedOutcome, ToolRun};
 use crate::tasks::TaskRecord;
 
 use super::runner::{FirstRound, Runner};
-use super::{TaskRuntime, methods, store_error, upkeep, wire};
+use super::{TaskRuntime, methods, store_error, wire};
 
 impl TaskRuntime {
     /// Answers a call of `run`'s tool, by a client that declared the tasks extension, with a
@@ -25,6 +25,7 @@ impl TaskRuntime {
         params: CallToolParams,
         run: ToolRun,
     ) -> Result<ExtendedOutcome<CallToolResult>, McpError> {
+        self.keep_up(&ctx);
         let owner = methods::owner(&ctx);
         let stop = CancellationToken::new();
         if !run.ask_before_task {
@@ -73,8 +74,6 @@ impl TaskRuntime {
         stop: CancellationToken,
         first: FirstRound,
     ) {
-        self.upkeep
-            .get_or_init(|| upkeep::spawn(Arc::downgrade(self), self.store().lease()));
         self.running().insert(record.task_id.clone(), stop.clone());
         let ttl = record.ttl;
         let runner = Runner::new(self.clone(), record.task_id, ctx, run, stop, ttl);

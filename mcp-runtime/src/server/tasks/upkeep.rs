@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::time::MissedTickBehavior;
 
 use super::TaskRuntime;
+use crate::push::Change;
 
 /// How often a store without leases is swept of expired tasks.
 const SWEEP_WITHOUT_LEASE: Duration = Duration::from_secs(30);
@@ -57,6 +58,13 @@ impl TaskRuntime {
                     count = failed.len(),
                     "failed the tasks of runners that stopped"
                 );
+                // Their runners are gone, so nobody else says it: the listens granted them,
+                // on every instance, hear that they failed.
+                if let Some(bus) = self.upkeep.get() {
+                    for task_id in failed {
+                        bus.publish(Change::TaskStatus { task_id });
+                    }
+                }
             }
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "could not sweep the task store"),
