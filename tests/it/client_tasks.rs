@@ -45,6 +45,8 @@ enum Script {
     Region,
     /// Working for 2 s from its creation, then completed.
     TwoSeconds,
+    /// Asks a new question each time the last one is answered, for ever.
+    Endless,
 }
 
 /// One task as the server plays it.
@@ -199,6 +201,10 @@ impl Board {
                 view.task.status = TaskStatus::Completed;
                 view.result = result.ok().map(object);
             }
+            Script::Endless => {
+                let key = format!("q-{}", played.answers.0.len());
+                ask(&mut view, &key, elicit("Sure?", "ok", "boolean"));
+            }
             Script::TwoSeconds if played.created.elapsed() < Duration::from_secs(2) => {}
             Script::TwoSeconds => {
                 let result = serde_json::to_value(CallToolResult::text("done"));
@@ -317,6 +323,7 @@ fn server(board: &Board) -> Server {
                     "long" => Script::Long,
                     "stuck" => Script::Stuck,
                     "two_seconds" => Script::TwoSeconds,
+                    "endless" => Script::Endless,
                     other => return Err(McpError::invalid_params(format!("Unknown tool {other}"))),
                 };
                 Ok(task_result(board.create(script, None)))
@@ -474,6 +481,25 @@ fn in_memory(board: &Board) -> impl Fn(ClientBuilder) -> Client + use<> {
 async fn call_tool_follows_a_task_answering_each_request_once() {
     let board = Board::default();
     a_task_is_followed_to_its_result_answering_each_request_once(&board, in_memory(&board)).await;
+}
+
+#[tokio::test]
+async fn a_task_that_asks_for_ever_is_cut_off_after_max_rounds_updates() {
+    let board = Board::default();
+    let client = in_memory(&board)(answering(&Asked::default()).max_rounds(3));
+    let error = client
+        .call_tool("endless", None)
+        .await
+        .expect_err("cut off");
+    assert!(
+        matches!(error, ClientError::TooManyRounds { max: 3 }),
+        "{error:?}"
+    );
+    assert_eq!(
+        board.updates_of("task-0").len(),
+        3,
+        "three rounds answered, no fourth"
+    );
 }
 
 #[tokio::test]

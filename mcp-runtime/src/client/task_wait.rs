@@ -31,6 +31,9 @@ impl Client {
         // A server shows a request until it has taken in the answer, and a key names one
         // request for the task's whole life: a key answered once is never answered again.
         let mut answered = HashSet::new();
+        // Each `tasks/update` is a round, bounded as a call's rounds are: a server that asks
+        // something new on every poll would otherwise call the handlers for ever.
+        let mut rounds = 0;
         let mut last = None;
         if let Some(seed) = seed {
             deadline.observe(seed);
@@ -57,7 +60,9 @@ impl Client {
                 }
                 TaskStatus::InputRequired => {
                     let requests = seen.input_requests.as_ref();
-                    changed |= self.answer_new(task_id, requests, &mut answered).await?;
+                    changed |= self
+                        .answer_new(task_id, requests, &mut answered, &mut rounds)
+                        .await?;
                 }
                 TaskStatus::Working => {}
             }
@@ -74,12 +79,15 @@ impl Client {
     }
 
     /// Answers the requests of `requests` not answered before, all at once as a round's, and
-    /// sends the answers with `tasks/update`; whether there was anything to send.
+    /// sends the answers with `tasks/update`; whether there was anything to send. More rounds
+    /// than [`ClientBuilder::max_rounds`](super::ClientBuilder::max_rounds) is
+    /// [`ClientError::TooManyRounds`].
     async fn answer_new(
         &self,
         task_id: &str,
         requests: Option<&InputRequests>,
         answered: &mut HashSet<String>,
+        rounds: &mut u32,
     ) -> Result<bool, ClientError> {
         let new: Vec<(&str, &InputRequest)> = requests
             .into_iter()
@@ -89,6 +97,11 @@ impl Client {
             .collect();
         if new.is_empty() {
             return Ok(false);
+        }
+        let max = self.inner.max_rounds;
+        *rounds += 1;
+        if *rounds > max {
+            return Err(ClientError::TooManyRounds { max });
         }
         let responses = answer_all(&self.inner.callbacks, new.iter().copied()).await?;
         self.update_task(task_id, responses).await?;
