@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp::BoxFuture;
-use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
 use mcp::client::{Client, ClientError, Listen};
 use mcp::protocol::{
     CallToolParams, CallToolResult, ClientCapabilities, DetailedTask, ElicitParams, Implementation,
@@ -22,16 +21,13 @@ use mcp::protocol::{
     TaskStatus, Tool,
 };
 use mcp::push::{Change, RedisBus};
-use mcp::server::{Context, MAX_LISTENED_TASKS, McpServer, Server, TaskSupport, ToolEntry};
+use mcp::server::{Context, MAX_LISTENED_TASKS, McpServer, TaskSupport, ToolEntry};
 use mcp::tasks::{RedisTaskStore, TaskStore, Tasks};
-use mcp::transport::http::HttpTransport;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
-use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::push_http::Events;
-use crate::support::http::{meta, post};
+use crate::support::http::{meta, post, serve_with_callers};
 use crate::support::redis::RedisServer;
 
 /// Generous: a Redis bus connects with back-off, on a loaded machine.
@@ -281,28 +277,6 @@ async fn a_listen_names_at_most_the_bound_of_tasks_and_a_server_without_tasks_gr
         .await
         .expect("opens");
     assert_eq!(listen.honoured(), &SubscriptionFilter::new());
-}
-
-/// A deployer over HTTP whose bearer tokens are the callers' names (`alice`, `bob`).
-async fn serve_with_callers(server: Server) -> (SocketAddr, DropGuard) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let verifier = verify_fn(|token: String| async move {
-        match token.as_str() {
-            "alice" | "bob" => Ok(Identity {
-                subject: Some(token),
-                ..Identity::default()
-            }),
-            _ => Err(AuthError::invalid("unknown token")),
-        }
-    });
-    let resource = format!("http://{addr}/mcp");
-    let auth = ResourceServer::new(resource, "https://auth.example.com", verifier)
-        .expect("a resource URL");
-    let transport = HttpTransport::new(server).auth(auth);
-    let stop = CancellationToken::new();
-    tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-    (addr, stop.drop_guard())
 }
 
 /// One 2026-07-28 request of `who`'s, declaring the tasks extension, over HTTP.

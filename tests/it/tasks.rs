@@ -5,21 +5,18 @@
 //! the call before the task is made; failures, panics and cancellation; tasks bound to their
 //! caller.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
 use mcp::protocol::McpError;
 use mcp::server::{Context, McpServer, Server, State};
 use mcp::tasks::{MemoryTaskStore, Tasks};
-use mcp::transport::http::HttpTransport;
 use mcp::{Elicit, Elicited};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
 
-use crate::support::http::Running;
+use crate::support::http::{post, serve_with_callers};
 use crate::support::wire::{Wire, meta};
 
 const TASKS: &str = "io.modelcontextprotocol/tasks";
@@ -564,38 +561,10 @@ async fn an_unknown_task_is_invalid_params_and_unknown_methods_are_not_found() {
     }
 }
 
-/// Over HTTP, with bearer tokens naming the user.
-async fn protected() -> Running {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let verifier = verify_fn(|token: String| async move {
-        match token.strip_prefix("user-") {
-            Some(user) => Ok(Identity {
-                subject: Some(user.to_owned()),
-                ..Identity::default()
-            }),
-            None => Err(AuthError::invalid("unknown token")),
-        }
-    });
-    let auth = ResourceServer::new(
-        format!("http://{addr}/mcp"),
-        "http://auth.invalid",
-        verifier,
-    )
-    .expect("valid URL");
-    let transport = HttpTransport::new(server(Arc::default())).auth(auth);
-    let stop = CancellationToken::new();
-    let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-    Running {
-        addr,
-        stop,
-        task,
-        flags: Default::default(),
-    }
-}
-
+/// A 2026-07-28 request of `user`'s, declaring the tasks extension, to the server at `addr`
+/// (see [`serve_with_callers`]); the reply.
 async fn post_as(
-    running: &Running,
+    addr: SocketAddr,
     user: &str,
     method: &str,
     params: Value,
@@ -604,10 +573,9 @@ async fn post_as(
     let mut params = params;
     params["_meta"] = meta(declaring());
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    running
-        .post(body.to_string())
+    post(addr, body.to_string())
         .routing(method, name)
-        .header("authorization", &format!("Bearer user-{user}"))
+        .header("authorization", &format!("Bearer {user}"))
         .send()
         .await
         .json()
@@ -615,36 +583,22 @@ async fn post_as(
 
 #[tokio::test]
 async fn another_callers_task_is_not_found() {
-    let running = protected().await;
+    let (addr, _stop) = serve_with_callers(server(Arc::default())).await;
     let params = json!({"name": "hello", "arguments": {"name": "Eve"}});
-    let task = post_as(&running, "alice", "tools/call", params, Some("hello")).await;
+    let task = post_as(addr, "alice", "tools/call", params, Some("hello")).await;
     let id = task["result"]["taskId"]
         .as_str()
         .expect("a task")
         .to_owned();
-    let own = post_as(
-        &running,
-        "alice",
-        "tasks/get",
-        json!({"taskId": id}),
-        Some(&id),
-    )
-    .await;
+    let own = post_as(addr, "alice", "tasks/get", json!({"taskId": id}), Some(&id)).await;
     assert_eq!(own["result"]["taskId"], id, "{own}");
     for method in ["tasks/get", "tasks/cancel"] {
-        let other = post_as(
-            &running,
-            "mallory",
-            method,
-            json!({"taskId": id}),
-            Some(&id),
-        )
-        .await;
+        let other = post_as(addr, "mallory", method, json!({"taskId": id}), Some(&id)).await;
         assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
     }
     // Mcp-Name carries the task id, for balancers to route by.
     let params = json!({"taskId": id});
-    let elsewhere = post_as(&running, "alice", "tasks/get", params, Some("t2")).await;
+    let elsewhere = post_as(addr, "alice", "tasks/get", params, Some("t2")).await;
     assert_eq!(elsewhere["error"]["code"], -32020, "{elsewhere}");
 }
 
@@ -724,13 +678,7 @@ mod with_our_client {
 
     #[tokio::test]
     async fn over_http() {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let transport = HttpTransport::new(server(Arc::default()));
-        let stop = CancellationToken::new();
-        let _serving = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-        let _stop = stop.drop_guard();
-        let url = format!("http://{addr}/mcp");
+        let (url, _stop) = crate::support::http::serve(server(Arc::default())).await;
         let client = answering().connect(http_client::connect(&url).expect("a URL"));
         runs_tasks_to_their_results(client).await;
     }

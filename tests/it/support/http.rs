@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
 use mcp::protocol::{CallToolResult, Implementation, McpError, Outcome, Tool};
 use mcp::server::Server;
 use mcp::transport::http::HttpTransport;
@@ -121,6 +122,30 @@ pub async fn serve(server: Server) -> (String, tokio_util::sync::DropGuard) {
     let shutdown = stop.clone().cancelled_owned();
     tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
     (url, stop.drop_guard())
+}
+
+/// Serves `server` over Streamable HTTP on a fresh loopback port, behind bearer tokens that
+/// are their callers' names (`Bearer alice` is the caller whose subject is `alice`; an empty
+/// token is refused): its address, and a guard that stops it when dropped.
+pub async fn serve_with_callers(server: Server) -> (SocketAddr, tokio_util::sync::DropGuard) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let verifier = verify_fn(|token: String| async move {
+        match token.is_empty() {
+            false => Ok(Identity {
+                subject: Some(token),
+                ..Identity::default()
+            }),
+            true => Err(AuthError::invalid("no caller named")),
+        }
+    });
+    let resource = format!("http://{addr}/mcp");
+    let auth = ResourceServer::new(resource, "https://auth.example.com", verifier)
+        .expect("a resource URL");
+    let transport = HttpTransport::new(server).auth(auth);
+    let stop = CancellationToken::new();
+    tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
+    (addr, stop.drop_guard())
 }
 
 /// A running HTTP server.

@@ -137,10 +137,9 @@ impl Runner {
     }
 
     async fn drive(&self, first: FirstRound) -> End {
-        // A cancel may have come between the task's creation and the watch.
-        if let Err(stop) = self.look().await {
-            return stop.into();
-        }
+        // No first look at the inbox: the watch exists before the call is answered with the
+        // task's id (`TaskRuntime::spawn` makes it), so nothing can be sent to the task before
+        // it; a look here would be one more store round trip per task for nothing.
         let (mut call, mut params) = match first {
             FirstRound::Call(params) => ((self.run.call)(self.ctx.clone(), params.clone()), params),
             FirstRound::Body(call, params) => (call, params),
