@@ -5,9 +5,14 @@
 //! ```sh
 //! conformance client --command "target/release/examples/conformance_client" --scenario tools_call
 //! ```
+//!
+//! The `auth/*` scenarios put the server behind OAuth: the client authorizes headlessly (the
+//! mock authorization server approves at once), with the credentials the scenario passes in
+//! `MCP_CONFORMANCE_CONTEXT` when it has some.
 
 use anyhow::{Context as _, bail};
 use mcp::client::Client;
+use mcp::client::auth::{ClientCredentials, HeadlessAuthorize, OAuth};
 use mcp::protocol::{
     CreateMessageResult, ElicitParams, ElicitResult, Implementation, ListRootsResult, OneOrMany,
     Role, SamplingContent,
@@ -15,8 +20,42 @@ use mcp::protocol::{
 use mcp::transport::http_client;
 use serde_json::{Value, json};
 
-fn client(url: &str) -> anyhow::Result<Client> {
-    let duplex = http_client::connect(url)?;
+/// Where this client's Client ID Metadata Document would be published: the URL the
+/// `auth/basic-cimd` scenario expects as the `client_id` (nobody fetches it there).
+const CLIENT_METADATA_DOCUMENT: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The scenario's data (credentials, tool calls), `null` if it has none.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The OAuth client of the `auth/*` scenarios: pre-registered credentials when the scenario
+/// hands some out, else the metadata document or dynamic registration, as the server allows.
+fn oauth() -> OAuth {
+    let context = context();
+    let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    let mut oauth = OAuth::builder(HeadlessAuthorize::new("http://127.0.0.1:8976/callback"))
+        .client_name("mcp-rust-conformance-client")
+        .client_metadata_document(CLIENT_METADATA_DOCUMENT);
+    if let Some(client_id) = text("client_id") {
+        let credentials = match text("client_secret") {
+            Some(secret) => ClientCredentials::confidential(client_id, secret),
+            None => ClientCredentials::public(client_id),
+        };
+        oauth = oauth.pre_registered(text("issuer"), credentials);
+    }
+    oauth.build()
+}
+
+fn client(url: &str, scenario: &str) -> anyhow::Result<Client> {
+    let duplex = if scenario.starts_with("auth/") {
+        http_client::connect_with_auth(url, oauth())?
+    } else {
+        http_client::connect(url)?
+    };
     Ok(
         Client::builder(Implementation::new("mcp-rust-conformance-client", "1.0.0"))
             .on_elicit(|question| async move { Ok(ElicitResult::accept(answer_form(&question))) })
@@ -84,7 +123,7 @@ async fn tools(client: &Client) -> anyhow::Result<Vec<mcp::protocol::Tool>> {
 }
 
 async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
-    let client = client(url)?;
+    let client = client(url, scenario)?;
     if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2025-11-25") {
         client.initialize().await?;
     }
@@ -96,13 +135,18 @@ async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
                 .await?;
         }
         "sep-2322-client-request-state" => request_state(&client).await?,
+        // Every request must get through: a failed authorization fails the run (the
+        // scenarios that expect a refusal accept the exit code).
+        auth if auth.starts_with("auth/") => {
+            for tool in tools(&client).await? {
+                client
+                    .call_tool_once(&tool.name, Some(json!({})), None, None)
+                    .await?;
+            }
+        }
         "http-custom-headers" => {
             tools(&client).await?;
-            let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-                .ok()
-                .and_then(|c| serde_json::from_str(&c).ok())
-                .unwrap_or(Value::Null);
-            let calls = context
+            let calls = context()
                 .get("toolCalls")
                 .and_then(Value::as_array)
                 .cloned()

@@ -15,6 +15,8 @@
 //! follow it itself.
 
 mod answers;
+#[cfg(feature = "oauth")]
+pub mod auth;
 mod backlog;
 mod builder;
 mod callbacks;

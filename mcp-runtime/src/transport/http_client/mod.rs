@@ -20,9 +20,15 @@
 //! # }
 //! ```
 
+mod authorized;
+pub mod challenge;
+#[cfg(feature = "oauth")]
+pub(crate) mod fetch;
 mod param_headers;
 pub(crate) mod request;
 mod sse;
+
+pub use authorized::{Authorization, AuthorizationFuture, Refusal, RefusalKind};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -65,6 +71,14 @@ pub(crate) struct Endpoint {
     /// after `initialize` go out after it: a server may otherwise take a late standing GET
     /// for the resumption of a request's stream.
     pub standing_opened: Mutex<Option<oneshot::Receiver<()>>>,
+    /// Who holds the credentials of a protected endpoint ([`connect_with_auth`]).
+    pub auth: Option<Arc<dyn Authorization>>,
+}
+
+impl std::fmt::Debug for dyn Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Authorization")
+    }
 }
 
 /// How long the messages after `initialize` wait for the standing GET stream to open.
@@ -73,6 +87,38 @@ const STANDING_STREAM_WAIT: Duration = Duration::from_secs(1);
 /// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp`); no request is sent until the client
 /// sends one.
 pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
+    open_endpoint(url, None)
+}
+
+/// Connects to the protected endpoint at `url`: every request carries the access token `auth`
+/// holds, and a `401` or a `403 insufficient_scope` lets it obtain one (once for all the
+/// requests refused together) before the request is sent again.
+///
+/// ```no_run
+/// # #[cfg(feature = "oauth")]
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use mcp::client::Client;
+/// use mcp::client::auth::{HeadlessAuthorize, OAuth};
+/// use mcp::protocol::Implementation;
+/// use mcp::transport::http_client;
+///
+/// let oauth = OAuth::builder(HeadlessAuthorize::new("http://127.0.0.1:8976/callback"))
+///     .client_name("my-agent")
+///     .build();
+/// let duplex = http_client::connect_with_auth("http://127.0.0.1:8000/mcp", oauth)?;
+/// let client = Client::builder(Implementation::new("my-agent", "1.0.0")).connect(duplex);
+/// client.list_tools(None).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn connect_with_auth(url: &str, auth: impl Authorization) -> Result<Duplex, HttpClientError> {
+    open_endpoint(url, Some(Arc::new(auth)))
+}
+
+fn open_endpoint(
+    url: &str,
+    auth: Option<Arc<dyn Authorization>>,
+) -> Result<Duplex, HttpClientError> {
     let uri: Uri = url
         .parse()
         .map_err(|_| HttpClientError::Url(url.to_owned()))?;
@@ -92,6 +138,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
         param_headers: Mutex::default(),
         idle: Mutex::default(),
         standing_opened: Mutex::default(),
+        auth,
     });
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);

@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::protocol::{keys, methods};
 use crate::transport::Frame;
 
+use super::authorized;
 use super::param_headers::{self, learn};
 use super::sse::SseParser;
 use super::{Endpoint, lock};
@@ -155,7 +156,7 @@ async fn exchange(
     let request = request
         .body(Full::new(Bytes::from(message)))
         .map_err(|e| e.to_string())?;
-    let (response, sender) = send(endpoint, request).await?;
+    let (response, sender) = authorized::send(endpoint, request, |r| send(endpoint, r)).await?;
 
     let status = response.status();
     if method == Some(methods::INITIALIZE)
@@ -327,6 +328,9 @@ async fn get(
     }
     if let Some(id) = last_id {
         request = request.header("last-event-id", header_value(id));
+    }
+    if let Some(credentials) = authorized::header(endpoint).await? {
+        request = request.header(AUTHORIZATION, credentials);
     }
     let request = request
         .body(Full::new(Bytes::new()))

@@ -1,0 +1,89 @@
+//! The OAuth client's HTTP: JSON documents fetched and posted, and the `oauth2` crate's
+//! requests, all through the transport's one [`fetch`].
+
+use std::future::Future;
+use std::pin::Pin;
+
+use http_body_util::Full;
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, CONTENT_TYPE};
+use hyper::{Method, Request, Response};
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::transport::http_client::fetch::fetch;
+
+use super::AuthError;
+
+/// Sends one request; a failure to talk to the server is [`AuthError::Http`].
+pub(crate) async fn send(request: Request<Full<Bytes>>) -> Result<Response<Bytes>, AuthError> {
+    let url = request.uri().to_string();
+    fetch(request)
+        .await
+        .map_err(|reason| AuthError::Http { url, reason })
+}
+
+/// `GET url` for a JSON document: `None` when the server has none there (any status but
+/// `200`), an error when it cannot be reached or what it sent is not the document.
+pub(crate) async fn get_json<T: DeserializeOwned>(url: &Url) -> Result<Option<T>, AuthError> {
+    let request = Request::get(url.as_str())
+        .header(ACCEPT, "application/json")
+        .body(Full::default())
+        .map_err(|e| invalid(url, e))?;
+    let response = send(request).await?;
+    if response.status() != hyper::StatusCode::OK {
+        return Ok(None);
+    }
+    serde_json::from_slice(response.body())
+        .map(Some)
+        .map_err(|e| AuthError::Document {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })
+}
+
+/// `POST url` with a JSON body; the status and the answer's bytes.
+pub(crate) async fn post_json(
+    url: &Url,
+    body: &serde_json::Value,
+) -> Result<Response<Bytes>, AuthError> {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri(url.as_str())
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .map_err(|e| invalid(url, e))?;
+    send(request).await
+}
+
+fn invalid(url: &Url, e: impl std::fmt::Display) -> AuthError {
+    AuthError::InvalidUrl {
+        url: url.to_string(),
+        reason: e.to_string(),
+    }
+}
+
+/// The `oauth2` crate's HTTP client: its token requests go through [`fetch`] too.
+pub(crate) struct OAuthHttp;
+
+/// An exchange with the token endpoint failed below OAuth.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct ExchangeFailed(String);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
+    type Error = ExchangeFailed;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, ExchangeFailed>> + Send + 'c>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let request = Request::from_parts(parts, Full::new(Bytes::from(body)));
+            let response = fetch(request).await.map_err(ExchangeFailed)?;
+            let (parts, body) = response.into_parts();
+            Ok(Response::from_parts(parts, body.to_vec()))
+        })
+    }
+}
