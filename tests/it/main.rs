@@ -14,6 +14,7 @@ mod board;
 mod client_cancel;
 mod client_capabilities;
 mod client_listen;
+mod client_oauth;
 mod client_progress;
 mod client_rounds;
 mod client_server;

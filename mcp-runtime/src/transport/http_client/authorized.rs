@@ -19,7 +19,7 @@ use super::request::Sender;
 pub type AuthorizationFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What an HTTP connection asks of whoever holds its credentials:
-/// [`OAuth`](crate::client::auth::OAuth) with the `oauth` feature, or an application's own.
+/// `mcp::client::auth::OAuth` (feature `oauth`), or an application's own.
 pub trait Authorization: Send + Sync + 'static {
     /// The access token to present to `endpoint` now, if one is held. Called before every
     /// request, so it is where a token close to expiry is refreshed.
