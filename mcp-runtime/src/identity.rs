@@ -18,4 +18,36 @@ pub struct Identity {
     pub scopes: Vec<String>,
     /// Expiry of the token, in Unix seconds.
     pub expires_at: Option<u64>,
+    /// The key the token is bound to, for a DPoP-bound token (RFC 9449 §6): its `cnf.jkt`, the
+    /// base64url SHA-256 thumbprint of the client's public key (RFC 7638).
+    ///
+    /// A token bound to a key is only worth something together with a proof signed by that key:
+    /// the endpoint refuses it as a bearer token, and takes it as `Authorization: DPoP` only
+    /// with a proof whose key has this thumbprint. It is not part of the principal that sealed
+    /// `requestState` is bound to, so a client that rotates its key keeps its calls.
+    pub jkt: Option<String>,
+}
+
+impl Identity {
+    /// The same identity, bound to the key whose thumbprint is `jkt` (see [`jkt`](Self::jkt)):
+    /// what a verifier reports for a DPoP-bound token, from the token's `cnf.jkt` claim or the
+    /// `cnf` member of an introspection answer.
+    ///
+    /// ```
+    /// use mcp::auth::{AuthError, Identity, verify_fn};
+    ///
+    /// let verifier = verify_fn(|token: String| async move {
+    ///     // An introspection answer, say: {"active": true, "sub": "alice", "cnf": {"jkt": "…"}}
+    ///     match token.as_str() {
+    ///         "alice-bound" => Ok(Identity { subject: Some("alice".into()), ..Identity::default() }
+    ///             .with_jkt("0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I")),
+    ///         _ => Err(AuthError::invalid("unknown token")),
+    ///     }
+    /// });
+    /// # let _ = verifier;
+    /// ```
+    pub fn with_jkt(mut self, jkt: impl Into<String>) -> Self {
+        self.jkt = Some(jkt.into());
+        self
+    }
 }

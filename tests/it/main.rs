@@ -30,6 +30,7 @@ mod hostile_server;
 mod hostile_stdio;
 mod hostile_wire;
 mod http_auth;
+mod http_auth_dpop;
 mod http_client;
 mod http_legacy;
 mod http_modern;

@@ -115,7 +115,9 @@ impl fmt::Debug for JwtKey {
 ///
 /// The identity comes from the claims: `sub` → subject, `iss` → issuer, `client_id` (RFC 9068)
 /// or else `azp` → client id, `scope` (space-separated) or `scp` (a list or a string) → scopes,
-/// `exp` → expiry. The audience should be the MCP endpoint's canonical URL (RFC 8707), so a
+/// `exp` → expiry, `cnf.jkt` → the key a DPoP-bound token is bound to ([`Identity::jkt`]). A
+/// token with a `cnf` claim but no `jkt` in it (bound to a TLS client certificate, RFC 8705) is
+/// refused: its binding cannot be checked here, and taking it as a bearer token would undo it. The audience should be the MCP endpoint's canonical URL (RFC 8707), so a
 /// token minted for another server is refused here; `ResourceServer::jwt` sets it so.
 ///
 /// ```
@@ -195,7 +197,7 @@ impl JwtVerifier {
     fn check(&self, token: &str) -> Result<Identity, AuthError> {
         let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
             .map_err(AuthError::invalid)?;
-        Ok(data.claims.into_identity())
+        data.claims.into_identity()
     }
 }
 
@@ -219,7 +221,7 @@ impl TokenVerifier for JwtVerifier {
 
 /// `jsonwebtoken` picks its crypto backend from its features, and finds none when an
 /// application also enables its other backend; naming ours explicitly works either way.
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     if CryptoProvider::try_get_default().is_none() {
         // Losing the race to another installer is fine: a provider is installed either way.
         let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
@@ -238,6 +240,14 @@ struct Claims {
     azp: Option<String>,
     scope: Option<String>,
     scp: Option<Scopes>,
+    cnf: Option<Confirmation>,
+}
+
+/// The `cnf` claim (RFC 7800): the key the token is bound to.
+#[derive(Deserialize)]
+struct Confirmation {
+    /// The RFC 7638 thumbprint of a DPoP key (RFC 9449 §6.1).
+    jkt: Option<String>,
 }
 
 /// `scp` as identity providers write it: a list, or a space-separated string.
@@ -249,7 +259,7 @@ enum Scopes {
 }
 
 impl Claims {
-    fn into_identity(self) -> Identity {
+    fn into_identity(self) -> Result<Identity, AuthError> {
         let scopes = match (self.scope, self.scp) {
             (Some(text), _) | (None, Some(Scopes::Text(text))) => {
                 text.split_whitespace().map(str::to_owned).collect()
@@ -257,14 +267,24 @@ impl Claims {
             (None, Some(Scopes::List(list))) => list,
             (None, None) => Vec::new(),
         };
-        Identity {
+        let jkt = match self.cnf {
+            None => None,
+            Some(Confirmation { jkt: Some(jkt) }) => Some(jkt),
+            Some(Confirmation { jkt: None }) => {
+                return Err(AuthError::invalid(
+                    "bound by a `cnf` confirmation other than a DPoP key (jkt)",
+                ));
+            }
+        };
+        Ok(Identity {
             client_id: self.client_id.or(self.azp),
             issuer: self.iss,
             subject: self.sub,
             scopes,
             // Saturating: a negative or absurd expiry has already failed validation.
             expires_at: self.exp.map(|exp| exp as u64),
-        }
+            jkt,
+        })
     }
 }
 
@@ -314,8 +334,21 @@ mod tests {
                 subject: Some("alice".into()),
                 scopes: vec!["read".into(), "write".into()],
                 expires_at: Some(exp),
+                jkt: None,
             }
         );
+    }
+
+    #[test]
+    fn a_dpop_binding_is_reported_and_other_bindings_are_refused() {
+        let bound = sign(&claims(json!({"cnf": {"jkt": "thumbprint"}})));
+        let identity = verifier().check(&bound).expect("valid");
+        assert_eq!(identity.jkt.as_deref(), Some("thumbprint"));
+        let certificate = sign(&claims(json!({"cnf": {"x5t#S256": "certificate"}})));
+        assert!(matches!(
+            verifier().check(&certificate),
+            Err(AuthError::Invalid(_))
+        ));
     }
 
     #[test]

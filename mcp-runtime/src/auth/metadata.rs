@@ -40,6 +40,13 @@ pub struct ProtectedResourceMetadata {
     /// A page with documentation for developers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_documentation: Option<String>,
+    /// The algorithms DPoP proofs may be signed with, when the resource takes DPoP-bound
+    /// tokens (RFC 9728 §2, RFC 9449).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dpop_signing_alg_values_supported: Vec<String>,
+    /// Whether every token must be DPoP-bound: bearer tokens are refused (RFC 9728 §2).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens_required: bool,
 }
 
 /// Why a resource URL cannot identify a protected resource.
@@ -91,6 +98,13 @@ impl ResourceUrl {
         if authority.is_empty() || authority.contains('@') {
             return Err(fail("must name a host (and no user)"));
         }
+        // Checked so that two spellings of the URL can always be compared (DPoP's `htu`).
+        if !port_is_valid(authority) {
+            return Err(fail("must have a numeric port, if any"));
+        }
+        if !percent_escapes_are_valid(url) {
+            return Err(fail("must have two hex digits after every %"));
+        }
         Ok(Self {
             origin: format!("{}://{authority}", scheme.to_ascii_lowercase()),
             authority: authority.to_owned(),
@@ -110,6 +124,29 @@ impl ResourceUrl {
     }
 }
 
+/// Whether the port of `host[:port]` (or `[v6]:port`), if any, is a number up to 65535.
+fn port_is_valid(authority: &str) -> bool {
+    let after_host = match authority.rfind(']') {
+        Some(end) => &authority[end + 1..],
+        None => authority.rfind(':').map_or("", |colon| &authority[colon..]),
+    };
+    match after_host.strip_prefix(':') {
+        // An empty port means the scheme's default (RFC 3986 §3.2.3).
+        Some(port) => port.is_empty() || port.parse::<u16>().is_ok(),
+        None => after_host.is_empty(),
+    }
+}
+
+fn percent_escapes_are_valid(url: &str) -> bool {
+    let bytes = url.as_bytes();
+    bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'%'
+            || bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +159,13 @@ mod tests {
             url.metadata_url(),
             "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
         );
+        for valid in [
+            "https://[::1]:8443/mcp",
+            "https://mcp.example.com:/mcp",
+            "https://mcp.example.com/a%2Fb",
+        ] {
+            assert!(ResourceUrl::parse(valid).is_ok(), "{valid}");
+        }
         let root = ResourceUrl::parse("http://127.0.0.1:8000/").expect("valid");
         assert_eq!(
             root.metadata_url(),
@@ -140,6 +184,11 @@ mod tests {
             "https://user@mcp.example.com/mcp",
             "https://mcp.example.com/a b",
             "https://mcp.example.com/\"",
+            "https://mcp.example.com:http/mcp",
+            "https://mcp.example.com:70000/mcp",
+            "https://[::1]x/mcp",
+            "https://mcp.example.com/%zz",
+            "https://mcp.example.com/100%",
         ] {
             assert!(ResourceUrl::parse(bad).is_err(), "{bad}");
         }

@@ -2,12 +2,18 @@
 //!
 //! - `ResourceServer` (feature `http`): which tokens an endpoint accepts, which scopes it
 //!   requires, and its RFC 9728 metadata; give it to the HTTP transport.
-//! - [`TokenVerifier`]: the hook that checks a bearer token and reports the caller's
+//! - [`TokenVerifier`]: the hook that checks an access token and reports the caller's
 //!   [`Identity`]; `JwtVerifier` (feature `jwt`) checks signed JWTs, [`verify_fn`] wraps a
 //!   closure.
+//! - `DpopSettings` (features `http` and `jwt`): DPoP-bound tokens (RFC 9449), presented with
+//!   a proof of possession of the key they are bound to.
 //! - [`Identity`]: the verified caller, which handlers read from their context and every sealed
 //!   `requestState` is bound to.
 
+// DPoP proofs are JWTs, checked by the library that checks JWT access tokens, for requests
+// to an HTTP endpoint.
+#[cfg(all(feature = "http", feature = "jwt"))]
+mod dpop;
 #[cfg(feature = "jwt")]
 mod jwt;
 // What an endpoint publishes and enforces only exists where there is an HTTP endpoint.
@@ -17,14 +23,19 @@ mod metadata;
 mod resource_server;
 mod verifier;
 
+#[cfg(all(feature = "http", feature = "jwt"))]
+pub use dpop::{
+    DEFAULT_DPOP_PROOF_AGE, DEFAULT_DPOP_REPLAY_CAPACITY, DpopNonces, DpopPolicy, DpopSettings,
+    NonceSecretTooShort,
+};
 #[cfg(feature = "jwt")]
 pub use jwt::{DEFAULT_LEEWAY, JwtAlgorithm, JwtKey, JwtKeyError, JwtVerifier};
 #[cfg(feature = "http")]
 pub use metadata::{InvalidResourceUrl, ProtectedResourceMetadata, WELL_KNOWN_PATH};
 #[cfg(feature = "http")]
-pub(crate) use resource_server::Refusal;
-#[cfg(feature = "http")]
 pub use resource_server::ResourceServer;
+#[cfg(feature = "http")]
+pub(crate) use resource_server::{Admission, Credentials, Refusal, Scheme};
 pub use verifier::{AuthError, FnVerifier, TokenVerifier, VerifyFuture, verify_fn};
 
 pub use crate::identity::Identity;

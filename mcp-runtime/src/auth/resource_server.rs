@@ -18,6 +18,10 @@ use super::{AuthError, Identity, TokenVerifier};
 /// - a token without a required scope: `403` with `error="insufficient_scope"`;
 /// - a verifier that cannot decide (its key server is down): `503`.
 ///
+/// A token bound to a key ([`Identity::jkt`]) is refused as a bearer token. With
+/// `ResourceServer::dpop` (features `jwt` and `http`) the endpoint takes such tokens as
+/// `Authorization: DPoP <token>` with a proof of possession of the key (RFC 9449).
+///
 /// The metadata document is served without a token at `/.well-known/oauth-protected-resource`
 /// and at the form with the endpoint's path appended (`…/oauth-protected-resource/mcp`).
 /// Handlers read the verified caller with `Context::identity`, and every sealed `requestState`
@@ -48,18 +52,57 @@ pub struct ResourceServer {
     url: ResourceUrl,
     metadata: ProtectedResourceMetadata,
     required_scopes: Vec<String>,
+    /// Present when the endpoint takes DPoP-bound tokens.
+    #[cfg(feature = "jwt")]
+    dpop: Option<super::dpop::Dpop>,
+}
+
+/// The scheme of an `Authorization` header the endpoint understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Bearer,
+    /// RFC 9449 §7.1: a DPoP-bound token, with its proof in the `DPoP` header.
+    Dpop,
+}
+
+/// What a request presents, as the transport read it.
+#[derive(Debug)]
+pub(crate) struct Credentials<'a> {
+    /// The access token and its scheme; `None` without an `Authorization` header or with one
+    /// of another scheme.
+    pub token: Option<(Scheme, &'a str)>,
+    /// The `DPoP` header: `Ok(None)` when there is none, `Err` when it is unusable.
+    #[cfg(feature = "jwt")]
+    pub proof: Result<Option<&'a str>, &'static str>,
+    /// The request's method, which the proof names (`htm`).
+    #[cfg(feature = "jwt")]
+    pub method: &'a str,
+}
+
+/// A request let through.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    pub identity: Identity,
+    /// The server nonce for the answer's `DPoP-Nonce` header, when proofs need one.
+    pub dpop_nonce: Option<String>,
 }
 
 /// Why a request was not let through, for the transport to answer in its own terms.
 #[derive(Debug)]
 pub(crate) enum Refusal {
-    /// No bearer token.
+    /// No token in a scheme the endpoint takes.
     Missing,
-    /// The token was rejected.
-    Invalid,
+    /// The token, presented in this scheme, was rejected.
+    Invalid(Scheme),
     /// The token lacks required scopes.
-    InsufficientScope,
-    /// The verifier could not decide.
+    InsufficientScope(Scheme),
+    /// The DPoP proof is missing, malformed, or not for this request (`invalid_dpop_proof`).
+    #[cfg(feature = "jwt")]
+    InvalidProof,
+    /// The DPoP proof lacks a fresh server nonce: this one (`use_dpop_nonce`).
+    #[cfg(feature = "jwt")]
+    NonceNeeded(String),
+    /// The verifier could not decide, or a proof could not be remembered.
     Unavailable,
 }
 
@@ -86,8 +129,12 @@ impl ResourceServer {
                 bearer_methods_supported: vec!["header".to_owned()],
                 resource_name: None,
                 resource_documentation: None,
+                dpop_signing_alg_values_supported: Vec::new(),
+                dpop_bound_access_tokens_required: false,
             },
             required_scopes: Vec::new(),
+            #[cfg(feature = "jwt")]
+            dpop: None,
         })
     }
 
@@ -112,6 +159,59 @@ impl ResourceServer {
         let issuer = issuer.into();
         let verifier = super::JwtVerifier::new(key, issuer.clone(), resource.clone());
         Self::new(resource, issuer, verifier)
+    }
+
+    /// Takes DPoP-bound tokens (RFC 9449): `Authorization: DPoP <token>` with a proof in the
+    /// `DPoP` header, signed by the key the token is bound to (the verifier reports its
+    /// thumbprint as [`Identity::jkt`]; `JwtVerifier` reads it from the `cnf.jkt` claim).
+    ///
+    /// A proof is accepted when its `typ` is `dpop+jwt`, its `alg` asymmetric, its `jwk` a
+    /// public key that verifies its signature and whose thumbprint the token is bound to, its
+    /// `htm` the request's method, its `htu` the resource URL (compared in normal form; see
+    /// [`DpopSettings::endpoint_url`](super::DpopSettings::endpoint_url)), its `iat` recent,
+    /// its `ath` the hash of the token, and its `jti` not seen before.
+    ///
+    /// - no proof, or a proof that fails a check: `401` with
+    ///   `WWW-Authenticate: DPoP error="invalid_dpop_proof", …, algs="ES256 …"`;
+    /// - an unbound token, or a proof by another key than the token's: `error="invalid_token"`;
+    /// - a proof without a fresh nonce, when nonces are on: `error="use_dpop_nonce"` and a
+    ///   `DPoP-Nonce` header;
+    /// - a full replay cache: `503`.
+    ///
+    /// Challenges offer every scheme the endpoint takes, the one the request used first. The
+    /// metadata lists the proof algorithms (`dpop_signing_alg_values_supported`) and, under
+    /// [`DpopPolicy::Required`](super::DpopPolicy::Required), says
+    /// `dpop_bound_access_tokens_required`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::auth::{DpopPolicy, DpopSettings, JwtKey, ResourceServer};
+    ///
+    /// # const PUBLIC_KEY: &str = "-----BEGIN PUBLIC KEY-----
+    /// # MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEUEFssLiLj23R4sArZaQRWOX3Bo6E
+    /// # 5lT0QJqOCVGl0PrDBmoATB+2p6XEakirn3l/M0s94vS3zr3fqtz79Es/ew==
+    /// # -----END PUBLIC KEY-----";
+    /// let key = JwtKey::ec_pem(PUBLIC_KEY)?;
+    /// // Bound tokens with their proofs, and still unbound bearer tokens.
+    /// let both = ResourceServer::jwt("https://mcp.example.com/mcp", "https://auth.example.com", key.clone())?
+    ///     .dpop(DpopPolicy::Allowed);
+    /// assert!(!both.metadata().dpop_bound_access_tokens_required);
+    ///
+    /// // Bound tokens only, with younger proofs.
+    /// let bound = ResourceServer::jwt("https://mcp.example.com/mcp", "https://auth.example.com", key)?
+    ///     .dpop(DpopSettings::new(DpopPolicy::Required).max_proof_age(Duration::from_secs(30)));
+    /// assert!(bound.metadata().dpop_bound_access_tokens_required);
+    /// assert!(bound.metadata().dpop_signing_alg_values_supported.contains(&"ES256".to_owned()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "jwt")]
+    pub fn dpop(mut self, settings: impl Into<super::DpopSettings>) -> Self {
+        let dpop = super::dpop::Dpop::new(settings.into(), &self.url);
+        self.metadata.dpop_signing_alg_values_supported =
+            dpop.algorithm_names().map(str::to_owned).collect();
+        self.metadata.dpop_bound_access_tokens_required = dpop.requires_bound_tokens();
+        self.dpop = Some(dpop);
+        self
     }
 
     /// Lists another authorization server in the metadata.
@@ -179,30 +279,106 @@ impl ResourceServer {
         &self.url
     }
 
+    /// Whether the endpoint takes unbound tokens as `Authorization: Bearer`.
+    pub(crate) fn takes_bearer(&self) -> bool {
+        #[cfg(feature = "jwt")]
+        if let Some(dpop) = &self.dpop {
+            return dpop.takes_bearer();
+        }
+        true
+    }
+
+    /// The `algs` of the endpoint's DPoP challenge, when it takes DPoP-bound tokens.
+    pub(crate) fn dpop_algs(&self) -> Option<String> {
+        #[cfg(feature = "jwt")]
+        if let Some(dpop) = &self.dpop {
+            return Some(dpop.algorithm_names().collect::<Vec<_>>().join(" "));
+        }
+        None
+    }
+
     fn advertise(&mut self, scope: &str) {
         if !self.metadata.scopes_supported.iter().any(|s| s == scope) {
             self.metadata.scopes_supported.push(scope.to_owned());
         }
     }
 
-    /// Verifies the bearer token of a request (`None`: the request had none) and checks the
-    /// required scopes. Reasons are logged here; the caller only learns the kind of refusal.
-    pub(crate) async fn authenticate(&self, token: Option<&str>) -> Result<Identity, Refusal> {
-        let Some(token) = token else {
-            tracing::debug!("refused a request without a bearer token");
+    /// Checks the credentials of a request: the token in a scheme the endpoint takes, its
+    /// proof for the DPoP scheme, the required scopes. Reasons are logged here; the caller only
+    /// learns the kind of refusal.
+    pub(crate) async fn authenticate(
+        &self,
+        credentials: Credentials<'_>,
+    ) -> Result<Admission, Refusal> {
+        match credentials.token {
+            None => {
+                tracing::debug!("refused a request without an access token");
+                Err(Refusal::Missing)
+            }
+            Some((Scheme::Bearer, _)) if !self.takes_bearer() => {
+                tracing::debug!(
+                    "refused a bearer token: this endpoint takes DPoP-bound tokens only"
+                );
+                Err(Refusal::Missing)
+            }
+            Some((Scheme::Bearer, token)) => {
+                let identity = self.verify(token, Scheme::Bearer).await?;
+                if identity.jkt.is_some() {
+                    tracing::info!("refused a DPoP-bound token presented as a bearer token");
+                    return Err(Refusal::Invalid(Scheme::Bearer));
+                }
+                let identity = self.check_scopes(identity, Scheme::Bearer)?;
+                Ok(Admission {
+                    identity,
+                    dpop_nonce: None,
+                })
+            }
+            #[cfg(feature = "jwt")]
+            Some((Scheme::Dpop, token)) => self.authenticate_dpop(token, &credentials).await,
+            #[cfg(not(feature = "jwt"))]
+            Some((Scheme::Dpop, _)) => {
+                tracing::debug!("refused a DPoP token: DPoP needs the `jwt` feature");
+                Err(Refusal::Missing)
+            }
+        }
+    }
+
+    /// The DPoP scheme: the proof alone, then the token, then what binds them.
+    #[cfg(feature = "jwt")]
+    async fn authenticate_dpop(
+        &self,
+        token: &str,
+        credentials: &Credentials<'_>,
+    ) -> Result<Admission, Refusal> {
+        let Some(dpop) = &self.dpop else {
+            tracing::debug!("refused a DPoP token: this endpoint takes bearer tokens only");
             return Err(Refusal::Missing);
         };
-        let identity = match self.verifier.verify(token).await {
-            Ok(identity) => identity,
+        let proof = dpop.check_proof(credentials.proof, credentials.method)?;
+        let identity = self.verify(token, Scheme::Dpop).await?;
+        dpop.check_binding(&proof, token, &identity)?;
+        let identity = self.check_scopes(identity, Scheme::Dpop)?;
+        Ok(Admission {
+            identity,
+            dpop_nonce: dpop.fresh_nonce(),
+        })
+    }
+
+    async fn verify(&self, token: &str, scheme: Scheme) -> Result<Identity, Refusal> {
+        match self.verifier.verify(token).await {
+            Ok(identity) => Ok(identity),
             Err(AuthError::Invalid(reason)) => {
-                tracing::info!(%reason, "refused an invalid bearer token");
-                return Err(Refusal::Invalid);
+                tracing::info!(%reason, ?scheme, "refused an invalid access token");
+                Err(Refusal::Invalid(scheme))
             }
             Err(AuthError::Unavailable(cause)) => {
-                tracing::error!(error = %cause, "cannot verify bearer tokens");
-                return Err(Refusal::Unavailable);
+                tracing::error!(error = %cause, "cannot verify access tokens");
+                Err(Refusal::Unavailable)
             }
-        };
+        }
+    }
+
+    fn check_scopes(&self, identity: Identity, scheme: Scheme) -> Result<Identity, Refusal> {
         let missing: Vec<&str> = self
             .required_scopes
             .iter()
@@ -215,7 +391,7 @@ impl ResourceServer {
                 ?missing,
                 "refused a token without the required scopes"
             );
-            return Err(Refusal::InsufficientScope);
+            return Err(Refusal::InsufficientScope(scheme));
         }
         Ok(identity)
     }
@@ -223,10 +399,13 @@ impl ResourceServer {
 
 impl fmt::Debug for ResourceServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ResourceServer")
+        let mut debug = f.debug_struct("ResourceServer");
+        debug
             .field("metadata", &self.metadata)
-            .field("required_scopes", &self.required_scopes)
-            .finish_non_exhaustive()
+            .field("required_scopes", &self.required_scopes);
+        #[cfg(feature = "jwt")]
+        debug.field("dpop", &self.dpop);
+        debug.finish_non_exhaustive()
     }
 }
 
@@ -260,26 +439,63 @@ mod tests {
         .require_scopes(["read", "write"])
     }
 
+    fn presenting(scheme: Scheme, token: Option<&str>) -> Credentials<'_> {
+        Credentials {
+            token: token.map(|token| (scheme, token)),
+            #[cfg(feature = "jwt")]
+            proof: Ok(None),
+            #[cfg(feature = "jwt")]
+            method: "POST",
+        }
+    }
+
+    async fn bearer(server: &ResourceServer, token: Option<&str>) -> Result<Admission, Refusal> {
+        server.authenticate(presenting(Scheme::Bearer, token)).await
+    }
+
     #[tokio::test]
     async fn each_kind_of_refusal_is_told_apart() {
         let server = server();
+        assert!(matches!(bearer(&server, None).await, Err(Refusal::Missing)));
         assert!(matches!(
-            server.authenticate(None).await,
-            Err(Refusal::Missing)
+            bearer(&server, Some("forged")).await,
+            Err(Refusal::Invalid(Scheme::Bearer))
         ));
         assert!(matches!(
-            server.authenticate(Some("forged")).await,
-            Err(Refusal::Invalid)
+            bearer(&server, Some("reader")).await,
+            Err(Refusal::InsufficientScope(Scheme::Bearer))
         ));
         assert!(matches!(
-            server.authenticate(Some("reader")).await,
-            Err(Refusal::InsufficientScope)
-        ));
-        assert!(matches!(
-            server.authenticate(Some("outage")).await,
+            bearer(&server, Some("outage")).await,
             Err(Refusal::Unavailable)
         ));
-        assert!(server.authenticate(Some("writer")).await.is_ok());
+        assert!(bearer(&server, Some("writer")).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_bound_token_is_no_bearer_token_and_dpop_is_off_by_default() {
+        let verifier = verify_fn(|_token: String| async {
+            Ok(Identity::default().with_jkt("0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"))
+        });
+        let server = ResourceServer::new(
+            "https://mcp.example.com/mcp",
+            "https://as.example.com",
+            verifier,
+        )
+        .expect("valid URL");
+        assert!(matches!(
+            bearer(&server, Some("bound")).await,
+            Err(Refusal::Invalid(Scheme::Bearer))
+        ));
+        // Without `dpop`, the DPoP scheme is one the endpoint does not take: as if no token.
+        assert!(matches!(
+            server
+                .authenticate(presenting(Scheme::Dpop, Some("bound")))
+                .await,
+            Err(Refusal::Missing)
+        ));
+        assert_eq!(server.dpop_algs(), None);
+        assert!(server.takes_bearer());
     }
 
     #[test]

@@ -1,12 +1,12 @@
-//! The axum handlers of the endpoint: the `Host`/`Origin` and bearer checks every method
-//! passes, POST routed to the stateless wire or to a session, GET and DELETE for sessions, and
+//! The axum handlers of the endpoint: the `Host`/`Origin` and access-token checks every
+//! method passes, POST routed to the stateless wire or to a session, GET and DELETE for sessions, and
 //! the RFC 9728 metadata document.
 
 use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 
@@ -14,7 +14,7 @@ use crate::identity::Identity;
 use crate::protocol::{Incoming, McpError, error_line, methods};
 use crate::server::Server;
 
-use super::bearer::BearerGuard;
+use super::auth_guard::{Admitted, AuthGuard};
 use super::body::BodyRules;
 use super::host_policy::HostPolicy;
 use super::overload::{self, RequestSlots};
@@ -28,8 +28,8 @@ use super::{drain, headers, stateless};
 pub(super) struct Shared {
     pub(super) server: Server,
     pub(super) hosts: HostPolicy,
-    /// Present when the endpoint requires bearer tokens.
-    pub(super) bearer: Option<BearerGuard>,
+    /// Present when the endpoint requires access tokens.
+    pub(super) auth: Option<AuthGuard>,
     pub(super) sessions: SessionTable,
     pub(super) tool_headers: ToolHeaders,
     pub(super) streams_closing: CancellationToken,
@@ -41,9 +41,13 @@ pub(super) struct Shared {
 
 impl Shared {
     /// The verified caller (`None` when the endpoint takes no tokens), or the refusal.
-    async fn authenticate(&self, headers: &HeaderMap) -> Result<Option<Arc<Identity>>, Response> {
-        match &self.bearer {
-            Some(bearer) => bearer.authenticate(headers).await.map(Some),
+    async fn authenticate(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+    ) -> Result<Option<Admitted>, Response> {
+        match &self.auth {
+            Some(auth) => auth.authenticate(method, headers).await.map(Some),
             None => Ok(None),
         }
     }
@@ -77,15 +81,23 @@ fn forbidden(uri: &Uri, headers: &HeaderMap, hosts: &HostPolicy) -> Option<Respo
 
 pub(super) async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
-    let response = post_response(&shared, &parts.uri, &parts.headers, body).await;
+    let response = match guard(&shared, &parts.method, &parts.uri, &parts.headers).await {
+        Ok(admitted) => {
+            let identity = admitted.as_ref().map(|a| a.identity.clone());
+            let response = post_response(&shared, &parts.headers, identity, body).await;
+            answer(admitted.as_ref(), response)
+        }
+        Err(refused) => refused,
+    };
     shared.finish(response)
 }
 
-async fn post_response(shared: &Shared, uri: &Uri, headers: &HeaderMap, body: Body) -> Response {
-    let identity = match guard(shared, uri, headers).await {
-        Ok(identity) => identity,
-        Err(refused) => return refused,
-    };
+async fn post_response(
+    shared: &Shared,
+    headers: &HeaderMap,
+    identity: Option<Arc<Identity>>,
+    body: Body,
+) -> Response {
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.
     let Ok(content_type) = headers::single(headers, header::CONTENT_TYPE) else {
@@ -216,44 +228,59 @@ fn method_not_allowed(allow: &'static str) -> Response {
 
 pub(super) async fn on_get(
     State(shared): State<Arc<Shared>>,
+    method: Method,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    on_session(&shared, &uri, &headers, sessions::handle_get).await
+    on_session(&shared, &method, &uri, &headers, sessions::handle_get).await
 }
 
 pub(super) async fn on_delete(
     State(shared): State<Arc<Shared>>,
+    method: Method,
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    on_session(&shared, &uri, &headers, sessions::handle_delete).await
+    on_session(&shared, &method, &uri, &headers, sessions::handle_delete).await
 }
 
 /// A session method (GET, DELETE) behind the same checks as every request.
 async fn on_session(
     shared: &Shared,
+    method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
     handle: fn(&Shared, &HeaderMap, Option<&Identity>) -> Response,
 ) -> Response {
-    let response = match guard(shared, uri, headers).await {
-        Ok(identity) => handle(shared, headers, identity.as_deref()),
+    let response = match guard(shared, method, uri, headers).await {
+        Ok(admitted) => {
+            let identity = admitted.as_ref().map(|a| &*a.identity);
+            answer(admitted.as_ref(), handle(shared, headers, identity))
+        }
         Err(refused) => refused,
     };
     shared.finish(response)
 }
 
-/// The `Host`/`Origin` rules, then the bearer token.
+/// The `Host`/`Origin` rules, then the access token.
 async fn guard(
     shared: &Shared,
+    method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
-) -> Result<Option<Arc<Identity>>, Response> {
+) -> Result<Option<Admitted>, Response> {
     if let Some(response) = forbidden(uri, headers, &shared.hosts) {
         return Err(response);
     }
-    shared.authenticate(headers).await
+    shared.authenticate(method, headers).await
+}
+
+/// `response` with what the answer to an admitted request carries (a fresh DPoP nonce).
+fn answer(admitted: Option<&Admitted>, response: Response) -> Response {
+    match admitted {
+        Some(admitted) => admitted.answer(response),
+        None => response,
+    }
 }
 
 /// The RFC 9728 document; no token needed, but the `Host`/`Origin` rules hold as for the
@@ -263,9 +290,9 @@ pub(super) async fn on_metadata(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let response = match (forbidden(&uri, &headers, &shared.hosts), &shared.bearer) {
+    let response = match (forbidden(&uri, &headers, &shared.hosts), &shared.auth) {
         (Some(refused), _) => refused,
-        (None, Some(bearer)) => bearer.metadata(),
+        (None, Some(auth)) => auth.metadata(),
         // Only routed when there is a guard; a 404 is still the honest answer without one.
         (None, None) => respond::refused(StatusCode::NOT_FOUND, "no metadata without auth"),
     };

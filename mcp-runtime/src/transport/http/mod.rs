@@ -26,7 +26,7 @@
 
 mod accept;
 mod activity;
-mod bearer;
+mod auth_guard;
 mod body;
 mod connections;
 mod drain;
@@ -67,7 +67,7 @@ pub use axum;
 pub use outbox::{REPLAY_BUFFER, REPLAY_BYTES};
 pub use serve::shutdown_signal;
 
-use bearer::BearerGuard;
+use auth_guard::AuthGuard;
 use body::BodyRules;
 use endpoint::{
     Shared, on_delete, on_get, on_metadata, on_other_metadata_method, on_other_method, on_post,
@@ -117,8 +117,9 @@ impl HttpTransport {
         }
     }
 
-    /// Makes the endpoint an OAuth 2.1 resource server: every request needs a bearer token
-    /// that `auth` accepts, handlers see the verified caller in their context, sealed
+    /// Makes the endpoint an OAuth 2.1 resource server: every request needs an access token
+    /// that `auth` accepts (a bearer token, or a DPoP-bound one with its proof when `auth`
+    /// takes those), handlers see the verified caller in their context, sealed
     /// `requestState` is bound to that caller (under the server's sealing policy, which
     /// `McpServer` turns on by default), and the RFC 9728 metadata is served (without a
     /// token) at `/.well-known/oauth-protected-resource` and at the same path followed by the
@@ -329,8 +330,8 @@ impl HttpTransport {
             .delete(on_delete)
             .fallback(on_other_method);
         let mut router = Router::new().route(&self.settings.path, endpoint);
-        if let Some(bearer) = &shared.bearer {
-            for path in bearer.metadata_paths() {
+        if let Some(auth) = &shared.auth {
+            for path in auth.metadata_paths() {
                 router = router.route(&path, get(on_metadata).fallback(on_other_metadata_method));
             }
         }
@@ -341,21 +342,21 @@ impl HttpTransport {
 
     fn shared(&self) -> Shared {
         let settings = &self.settings;
-        let bearer = settings.auth.clone().map(BearerGuard::new);
+        let auth = settings.auth.clone().map(AuthGuard::new);
         let mut hosts = HostPolicy {
             enabled: settings.dns_rebinding_protection,
             hosts: settings.allowed_hosts.clone(),
             origins: settings.allowed_origins.clone(),
         };
-        if let Some(bearer) = &bearer {
-            let (host, origin) = bearer.own_host_and_origin();
+        if let Some(auth) = &auth {
+            let (host, origin) = auth.own_host_and_origin();
             hosts.hosts.push(host.to_owned());
             hosts.origins.push(origin.to_owned());
         }
         Shared {
             server: self.server.clone(),
             hosts,
-            bearer,
+            auth,
             sessions: SessionTable::new(
                 settings.max_sessions,
                 settings.max_sessions_per_owner,
