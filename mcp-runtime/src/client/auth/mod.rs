@@ -47,10 +47,13 @@
 //!
 //! Only `http://` URLs are fetched for now (the transport's connection layer has no TLS yet).
 
+mod assertion;
 mod authorize;
 pub mod discovery;
+mod dpop;
 mod flow;
 mod http;
+mod jws;
 mod oauth;
 mod registration;
 mod store;
@@ -190,4 +193,16 @@ pub enum AuthError {
     /// The user-facing step failed in its own way.
     #[error("authorization step failed: {0}")]
     Authorize(#[source] crate::BoxError),
+    /// The key of `private_key_jwt` cannot be used.
+    #[error("unusable client key: {reason}")]
+    InvalidKey {
+        /// Why.
+        reason: String,
+    },
+    /// A JWT the client signs (a DPoP proof, a client assertion) could not be made.
+    #[error("signing failed: {reason}")]
+    Signing {
+        /// Why.
+        reason: String,
+    },
 }
