@@ -8,9 +8,12 @@
 //!
 //! The `auth/*` scenarios put the server behind OAuth: the client authorizes headlessly (the
 //! mock authorization server approves at once), with the credentials the scenario passes in
-//! `MCP_CONFORMANCE_CONTEXT` when it has some.
+//! `MCP_CONFORMANCE_CONTEXT` when it has some. The `auth/client-credentials-*` ones have no
+//! user: the client obtains its token for itself, with a secret or a signed assertion. DPoP
+//! (`auth/dpop*`) needs nothing here: the client binds its tokens wherever it is offered.
 
 use anyhow::{Context as _, bail};
+use mcp::auth::JwtAlgorithm;
 use mcp::client::Client;
 use mcp::client::auth::{ClientCredentials, HeadlessAuthorize, OAuth};
 use mcp::protocol::{
@@ -33,10 +36,29 @@ fn context() -> Value {
 }
 
 /// The OAuth client of the `auth/*` scenarios: pre-registered credentials when the scenario
-/// hands some out, else the metadata document or dynamic registration, as the server allows.
-fn oauth() -> OAuth {
+/// hands some out, else the metadata document or dynamic registration, as the server allows;
+/// the client credentials grant with the scenario's secret or key where there is no user.
+fn oauth(scenario: &str) -> anyhow::Result<OAuth> {
     let context = context();
     let text = |key: &str| context.get(key).and_then(Value::as_str).map(str::to_owned);
+    if scenario.starts_with("auth/client-credentials-") {
+        let client_id = text("client_id").context("no client_id in the context")?;
+        let credentials = match (text("private_key_pem"), text("client_secret")) {
+            (Some(pem), _) => {
+                let algorithm = match text("signing_algorithm").as_deref() {
+                    None | Some("ES256") => JwtAlgorithm::ES256,
+                    Some("ES384") => JwtAlgorithm::ES384,
+                    Some("RS256") => JwtAlgorithm::RS256,
+                    Some("EdDSA") => JwtAlgorithm::EdDSA,
+                    Some(other) => bail!("unsupported signing_algorithm {other}"),
+                };
+                ClientCredentials::private_key_jwt(client_id, pem, algorithm)?
+            }
+            (None, Some(secret)) => ClientCredentials::confidential(client_id, secret),
+            (None, None) => bail!("no private_key_pem or client_secret in the context"),
+        };
+        return Ok(OAuth::client_credentials(credentials).build());
+    }
     let mut oauth = OAuth::builder(HeadlessAuthorize::new("http://127.0.0.1:8976/callback"))
         .client_name("mcp-rust-conformance-client")
         .client_metadata_document(CLIENT_METADATA_DOCUMENT);
@@ -47,12 +69,12 @@ fn oauth() -> OAuth {
         };
         oauth = oauth.pre_registered(text("issuer"), credentials);
     }
-    oauth.build()
+    Ok(oauth.build())
 }
 
 fn client(url: &str, scenario: &str) -> anyhow::Result<Client> {
     let duplex = if scenario.starts_with("auth/") {
-        http_client::connect_with_auth(url, oauth())?
+        http_client::connect_with_auth(url, oauth(scenario)?)?
     } else {
         http_client::connect(url)?
     };

@@ -121,5 +121,12 @@ client_summary requirements-2026-07-28
 echo "== conformance client --requirements 2025-11-25 (gating)"
 client_run requirements-2025-11-25 --requirements 2025-11-25 --timeout 60000 || status=1
 client_summary requirements-2025-11-25
+# The extension scenarios (unscored, outside the spec timeline, hence --force) gate too: the
+# client credentials grant with a JWT assertion and with a secret, and DPoP with and without
+# the servers' nonces.
+echo "== conformance client: OAuth extension scenarios (gating)"
+for scenario in auth/client-credentials-jwt auth/client-credentials-basic auth/dpop auth/dpop-nonce; do
+  client_run "${scenario//\//-}" --scenario "$scenario" --spec-version 2026-07-28 --force || status=1
+done
 
 exit "$status"

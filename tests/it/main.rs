@@ -15,6 +15,7 @@ mod client_cancel;
 mod client_capabilities;
 mod client_listen;
 mod client_oauth;
+mod client_oauth_dpop;
 mod client_progress;
 mod client_rounds;
 mod client_server;

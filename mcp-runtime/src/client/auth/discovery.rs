@@ -55,6 +55,10 @@ pub struct AuthorizationServerMetadata {
     /// Whether a URL may serve as `client_id`, naming the client's metadata document.
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,
+    /// The algorithms the server takes DPoP proofs in (RFC 9449 §5.1); absent or empty
+    /// means it does not do DPoP.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Vec<String>,
 }
 
 impl AuthorizationServerMetadata {
@@ -64,6 +68,13 @@ impl AuthorizationServerMetadata {
             Some(methods) => methods.iter().any(|m| m == method),
             None => method == "client_secret_basic",
         }
+    }
+
+    /// Whether the server takes DPoP proofs signed with `algorithm`.
+    pub(crate) fn supports_dpop(&self, algorithm: &str) -> bool {
+        self.dpop_signing_alg_values_supported
+            .iter()
+            .any(|a| a == algorithm)
     }
 }
 

@@ -1,5 +1,9 @@
 //! The authorization code grant with PKCE (S256), `state` and the RFC 8707 `resource`, the
-//! checks on the redirect (RFC 9207 `iss`), and refreshing, on the `oauth2` crate.
+//! checks on the redirect (RFC 9207 `iss`), the client credentials grant, and refreshing, on
+//! the `oauth2` crate; each token request authenticated as the registration says and, with a
+//! DPoP key, carrying a proof.
+
+use std::sync::Arc;
 
 use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenResponse};
 use oauth2::{
@@ -9,10 +13,12 @@ use oauth2::{
 use url::Url;
 
 use super::AuthError;
+use super::assertion::JWT_BEARER;
 use super::authorize::Authorize;
 use super::discovery::AuthorizationServerMetadata;
+use super::dpop::{DpopKey, is_dpop_token_type};
 use super::http::{ExchangeFailed, OAuthHttp};
-use super::tokens::{Registration, TokenEndpointAuth, Tokens};
+use super::tokens::{Grant, Registration, TokenEndpointAuth, Tokens};
 
 /// What one authorization asks for.
 pub(crate) struct Request<'a> {
@@ -21,6 +27,8 @@ pub(crate) struct Request<'a> {
     /// The resource indicator, exactly as the server's metadata published it.
     pub resource: &'a str,
     pub scopes: &'a [String],
+    /// The key the tokens are to be bound to, when the server does DPoP.
+    pub dpop: Option<&'a Arc<DpopKey>>,
 }
 
 /// Runs the authorization code grant: the user's step through `authorize`, the checks on the
@@ -70,14 +78,47 @@ pub(crate) async fn authorize_code(
     }
     check_issuer(metadata, response.iss.as_deref())?;
 
-    let tokens = client
+    let mut exchange = client
         .exchange_code(AuthorizationCode::new(response.code))
         .set_pkce_verifier(verifier)
-        .add_extra_param("resource", request.resource)
-        .request_async(&OAuthHttp)
+        .add_extra_param("resource", request.resource);
+    for (name, value) in assertion(request.registration, &metadata.issuer)? {
+        exchange = exchange.add_extra_param(name, value);
+    }
+    let tokens = exchange
+        .request_async(&OAuthHttp {
+            dpop: request.dpop.cloned(),
+        })
         .await
         .map_err(token_error)?;
-    Ok(tokens_of(tokens))
+    Ok(tokens_of(tokens, request.dpop))
+}
+
+/// Runs the client credentials grant (RFC 6749 §4.4): no user, the client asks for itself.
+pub(crate) async fn client_credentials(request: Request<'_>) -> Result<Tokens, AuthError> {
+    let metadata = request.metadata;
+    let token_endpoint = endpoint(metadata.token_endpoint.as_deref(), metadata)?;
+    let client = with_credentials(
+        BasicClient::new(ClientId::new(
+            request.registration.credentials.client_id.clone(),
+        )),
+        request.registration,
+    )
+    .set_token_uri(TokenUrl::from_url(token_endpoint));
+    let mut exchange = client
+        .exchange_client_credentials()
+        .add_scopes(request.scopes.iter().cloned().map(Scope::new))
+        .add_extra_param("resource", request.resource);
+    for (name, value) in assertion(request.registration, &metadata.issuer)? {
+        exchange = exchange.add_extra_param(name, value);
+    }
+    let tokens = exchange
+        .request_async(&OAuthHttp {
+            dpop: request.dpop.cloned(),
+        })
+        .await
+        .map_err(token_error)?;
+    Ok(tokens_of(tokens, request.dpop))
 }
 
 /// RFC 9207: an `iss` that is there must be the issuer, compared as strings (no URL
@@ -101,15 +142,16 @@ fn check_issuer(
     }
 }
 
-/// Exchanges `refresh_token` at `token_endpoint` for new tokens.
+/// Exchanges `grant`'s refresh token for new tokens, authenticating as `registration`, with
+/// a proof of `dpop` if given.
 pub(crate) async fn refresh(
-    token_endpoint: &str,
-    registration: &Registration,
+    grant: &Grant,
     refresh_token: &str,
-    resource: &str,
+    registration: &Registration,
+    dpop: Option<&Arc<DpopKey>>,
 ) -> Result<Tokens, AuthError> {
-    let url = Url::parse(token_endpoint).map_err(|e| AuthError::InvalidUrl {
-        url: token_endpoint.to_owned(),
+    let url = Url::parse(&grant.token_endpoint).map_err(|e| AuthError::InvalidUrl {
+        url: grant.token_endpoint.clone(),
         reason: e.to_string(),
     })?;
     let client = with_credentials(
@@ -118,17 +160,52 @@ pub(crate) async fn refresh(
     )
     .set_token_uri(TokenUrl::from_url(url));
     let refresh_token = RefreshToken::new(refresh_token.to_owned());
-    let tokens = client
+    let mut exchange = client
         .exchange_refresh_token(&refresh_token)
-        .add_extra_param("resource", resource)
-        .request_async(&OAuthHttp)
+        .add_extra_param("resource", grant.resource.as_str());
+    for (name, value) in assertion(registration, &grant.issuer)? {
+        exchange = exchange.add_extra_param(name, value);
+    }
+    let tokens = exchange
+        .request_async(&OAuthHttp {
+            dpop: dpop.cloned(),
+        })
         .await
         .map_err(token_error)?;
-    Ok(tokens_of(tokens))
+    Ok(tokens_of(tokens, dpop))
+}
+
+/// The form parameters of `private_key_jwt`: a fresh assertion for each request, addressed
+/// to `issuer`. Other methods have none.
+fn assertion(
+    registration: &Registration,
+    issuer: &str,
+) -> Result<Vec<(&'static str, String)>, AuthError> {
+    if registration.auth != TokenEndpointAuth::PrivateKeyJwt {
+        return Ok(Vec::new());
+    }
+    let credentials = &registration.credentials;
+    let key = credentials
+        .signing_key
+        .as_ref()
+        .ok_or_else(|| AuthError::InvalidKey {
+            reason: format!(
+                "the registration of {} says private_key_jwt, but no key was configured",
+                credentials.client_id
+            ),
+        })?;
+    Ok(vec![
+        ("client_assertion_type", JWT_BEARER.to_owned()),
+        (
+            "client_assertion",
+            key.assertion(&credentials.client_id, issuer)?,
+        ),
+    ])
 }
 
 /// The client authenticates as its registration says: a public client (`none`) sends its
-/// identifier only, even if it holds a secret.
+/// identifier only, even if it holds a secret; `private_key_jwt` sends it beside the
+/// assertion.
 fn with_credentials<A, D, I, R, T>(
     client: oauth2::Client<
         BasicErrorResponse,
@@ -184,7 +261,9 @@ fn endpoint(url: Option<&str>, metadata: &AuthorizationServerMetadata) -> Result
     })
 }
 
-fn tokens_of(response: BasicTokenResponse) -> Tokens {
+/// The tokens of a response; bound to `dpop`'s key when the server says so (`token_type:
+/// DPoP`), which it can only have done for a request that carried a proof.
+fn tokens_of(response: BasicTokenResponse, dpop: Option<&Arc<DpopKey>>) -> Tokens {
     let scope = response.scopes().map(|scopes| {
         scopes
             .iter()
@@ -192,12 +271,18 @@ fn tokens_of(response: BasicTokenResponse) -> Tokens {
             .collect::<Vec<_>>()
             .join(" ")
     });
-    Tokens::new(
+    let tokens = Tokens::new(
         response.access_token().secret().clone(),
         response.refresh_token().map(|t| t.secret().clone()),
         response.expires_in(),
         scope,
-    )
+    );
+    match dpop {
+        Some(key) if is_dpop_token_type(response.token_type().as_ref()) => {
+            tokens.bound_to(key.thumbprint())
+        }
+        _ => tokens,
+    }
 }
 
 fn token_error(error: RequestTokenError<ExchangeFailed, BasicErrorResponse>) -> AuthError {

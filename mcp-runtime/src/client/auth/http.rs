@@ -3,10 +3,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use http_body_util::Full;
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, CONTENT_TYPE};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response};
 use serde::de::DeserializeOwned;
 use url::Url;
@@ -14,6 +15,7 @@ use url::Url;
 use crate::transport::http_client::fetch::fetch;
 
 use super::AuthError;
+use super::dpop::{DPOP, DpopKey};
 
 /// Sends one request; a failure to talk to the server is [`AuthError::Http`].
 pub(crate) async fn send(request: Request<Full<Bytes>>) -> Result<Response<Bytes>, AuthError> {
@@ -64,8 +66,11 @@ fn invalid(url: &Url, e: impl std::fmt::Display) -> AuthError {
     }
 }
 
-/// The `oauth2` crate's HTTP client: its token requests go through [`fetch`] too.
-pub(crate) struct OAuthHttp;
+/// The `oauth2` crate's HTTP client: its token requests go through [`fetch`] too, each with a
+/// DPoP proof when the client holds a [`DpopKey`] for this authorization server.
+pub(crate) struct OAuthHttp {
+    pub dpop: Option<Arc<DpopKey>>,
+}
 
 /// An exchange with the token endpoint failed below OAuth.
 #[derive(Debug, thiserror::Error)]
@@ -80,10 +85,49 @@ impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
     fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
         Box::pin(async move {
             let (parts, body) = request.into_parts();
-            let request = Request::from_parts(parts, Full::new(Bytes::from(body)));
-            let response = fetch(request).await.map_err(ExchangeFailed)?;
-            let (parts, body) = response.into_parts();
-            Ok(Response::from_parts(parts, body.to_vec()))
+            let body = Bytes::from(body);
+            let Some(dpop) = &self.dpop else {
+                let response = fetch(Request::from_parts(parts, Full::new(body)))
+                    .await
+                    .map_err(ExchangeFailed)?;
+                return Ok(into_oauth2(response));
+            };
+            let url = parts.uri.to_string();
+            // RFC 9449 §8: a server that wants a nonce refuses the first proof with one;
+            // the request goes again, once, with a new proof that carries it.
+            let mut retried = false;
+            loop {
+                let proof = dpop
+                    .proof(parts.method.as_str(), &url, None)
+                    .map_err(|e| ExchangeFailed(e.to_string()))?;
+                let mut request = Request::from_parts(parts.clone(), Full::new(body.clone()));
+                let proof = HeaderValue::from_str(&proof)
+                    .map_err(|_| ExchangeFailed("a DPoP proof unfit for a header".to_owned()))?;
+                request.headers_mut().insert(DPOP, proof);
+                let response = fetch(request).await.map_err(ExchangeFailed)?;
+                let new_nonce = dpop.observe(&url, response.headers());
+                if !retried && new_nonce && asks_for_nonce(&response) {
+                    retried = true;
+                    continue;
+                }
+                return Ok(into_oauth2(response));
+            }
         })
     }
+}
+
+fn into_oauth2(response: Response<Bytes>) -> oauth2::HttpResponse {
+    let (parts, body) = response.into_parts();
+    Response::from_parts(parts, body.to_vec())
+}
+
+/// Whether a token endpoint's answer is `400` with `error: use_dpop_nonce`.
+fn asks_for_nonce(response: &Response<Bytes>) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Refusal {
+        error: String,
+    }
+    response.status() == hyper::StatusCode::BAD_REQUEST
+        && serde_json::from_slice::<Refusal>(response.body())
+            .is_ok_and(|r| r.error == "use_dpop_nonce")
 }

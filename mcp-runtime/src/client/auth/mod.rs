@@ -18,7 +18,13 @@
 //!    `offline_access` where offered; the user's step is an [`Authorize`], and the redirect's
 //!    `iss` is checked (RFC 9207);
 //! 4. the code exchange, authenticating as the registration says (`client_secret_basic`,
-//!    `client_secret_post` or `none`).
+//!    `client_secret_post`, `private_key_jwt` or `none`).
+//!
+//! A client with no user ([`OAuth::client_credentials`]) replaces steps 2 to 4 with the client
+//! credentials grant, authenticating with the [`ClientCredentials`] it was given. Where the
+//! authorization server does DPoP (RFC 9449), the tokens are bound to a key the [`OAuth`]
+//! makes for itself, and every token and MCP request carries a proof of it
+//! ([`OAuthBuilder::dpop`]).
 //!
 //! Afterwards every request carries the token, which is refreshed before it expires; a
 //! `403 insufficient_scope` authorizes again for the scopes asked plus those held, a bounded
@@ -47,10 +53,13 @@
 //!
 //! Only `http://` URLs are fetched for now (the transport's connection layer has no TLS yet).
 
+mod assertion;
 mod authorize;
 pub mod discovery;
+mod dpop;
 mod flow;
 mod http;
+mod jws;
 mod oauth;
 mod registration;
 mod store;
@@ -190,4 +199,16 @@ pub enum AuthError {
     /// The user-facing step failed in its own way.
     #[error("authorization step failed: {0}")]
     Authorize(#[source] crate::BoxError),
+    /// The key of `private_key_jwt` cannot be used.
+    #[error("unusable client key: {reason}")]
+    InvalidKey {
+        /// Why.
+        reason: String,
+    },
+    /// A JWT the client signs (a DPoP proof, a client assertion) could not be made.
+    #[error("signing failed: {reason}")]
+    Signing {
+        /// Why.
+        reason: String,
+    },
 }

@@ -27,13 +27,8 @@ pub(crate) async fn identify(
     metadata: &AuthorizationServerMetadata,
     redirect_uri: &str,
 ) -> Result<Registration, AuthError> {
-    if let Some((issuer, credentials)) = &profile.pre_registered
-        && issuer.as_ref().is_none_or(|i| *i == metadata.issuer)
-    {
-        return Ok(Registration {
-            auth: auth_method(metadata, credentials.client_secret.is_some()),
-            credentials: credentials.clone(),
-        });
+    if let Some(registration) = pre_registered(profile, metadata) {
+        return Ok(registration);
     }
     if let Some(document) = &profile.metadata_document
         && metadata.client_id_metadata_document_supported
@@ -51,10 +46,31 @@ pub(crate) async fn identify(
     })
 }
 
-/// The method for credentials issued beforehand: with a secret, the first of Basic and POST
-/// the server takes; without, `none`.
-fn auth_method(metadata: &AuthorizationServerMetadata, has_secret: bool) -> TokenEndpointAuth {
-    if !has_secret {
+/// The credentials registered beforehand with the server `metadata` describes, if any.
+pub(crate) fn pre_registered(
+    profile: &ClientProfile,
+    metadata: &AuthorizationServerMetadata,
+) -> Option<Registration> {
+    let (issuer, credentials) = profile.pre_registered.as_ref()?;
+    if issuer.as_ref().is_some_and(|i| *i != metadata.issuer) {
+        return None;
+    }
+    Some(Registration {
+        auth: auth_method(metadata, credentials),
+        credentials: credentials.clone(),
+    })
+}
+
+/// The method for credentials issued beforehand: with a key, `private_key_jwt`; with a
+/// secret, the first of Basic and POST the server takes; with neither, `none`.
+fn auth_method(
+    metadata: &AuthorizationServerMetadata,
+    credentials: &ClientCredentials,
+) -> TokenEndpointAuth {
+    if credentials.signing_key.is_some() {
+        return TokenEndpointAuth::PrivateKeyJwt;
+    }
+    if credentials.client_secret.is_none() {
         return TokenEndpointAuth::None;
     }
     [
@@ -127,11 +143,9 @@ async fn register(
         })?,
         None => requested,
     };
-    Ok(Registration {
-        credentials: ClientCredentials {
-            client_id: registered.client_id,
-            client_secret: registered.client_secret,
-        },
-        auth,
-    })
+    let credentials = match registered.client_secret {
+        Some(secret) => ClientCredentials::confidential(registered.client_id, secret),
+        None => ClientCredentials::public(registered.client_id),
+    };
+    Ok(Registration { credentials, auth })
 }

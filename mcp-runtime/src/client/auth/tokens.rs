@@ -6,15 +6,22 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-/// A client identifier and, for a confidential client, its secret, as an authorization server
-/// issued them (pre-registered, or from dynamic registration).
-#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+use super::assertion::AssertionKey;
+
+/// A client identifier and, for a confidential client, its secret or the private key it signs
+/// assertions with, as an authorization server issued or registered them (pre-registered, or
+/// from dynamic registration).
+#[derive(Clone, Serialize, Deserialize)]
 pub struct ClientCredentials {
     /// The `client_id`.
     pub client_id: String,
     /// The `client_secret`, if the client has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
+    /// The key of `private_key_jwt`: never written to a token store, so a registration read
+    /// back from one takes it from the configured credentials.
+    #[serde(skip)]
+    pub(crate) signing_key: Option<AssertionKey>,
 }
 
 impl ClientCredentials {
@@ -23,15 +30,48 @@ impl ClientCredentials {
         Self {
             client_id: client_id.into(),
             client_secret: None,
+            signing_key: None,
         }
     }
 
-    /// A confidential client.
+    /// A confidential client with a secret (`client_secret_basic` or `client_secret_post`,
+    /// whichever the authorization server takes, Basic first).
     pub fn confidential(client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
         Self {
             client_id: client_id.into(),
             client_secret: Some(client_secret.into()),
+            signing_key: None,
         }
+    }
+
+    /// A confidential client that authenticates with `private_key_jwt` (RFC 7523 §2.2): each
+    /// token request carries a JWT assertion signed with the PEM private key `pem` (PKCS#8,
+    /// SEC1 or PKCS#1) under `algorithm`, whose public key the authorization server holds.
+    /// The assertion's `iss` and `sub` are `client_id`, its `aud` the server's issuer.
+    ///
+    /// ```no_run
+    /// use mcp::auth::JwtAlgorithm;
+    /// use mcp::client::auth::ClientCredentials;
+    ///
+    /// let pem = std::fs::read("agent-key.pem")?;
+    /// let credentials = ClientCredentials::private_key_jwt("my-agent", &pem, JwtAlgorithm::ES256)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::InvalidKey`](super::AuthError::InvalidKey) when `pem` is not a private key
+    /// of `algorithm`'s kind, or `algorithm` is symmetric (HMAC).
+    pub fn private_key_jwt(
+        client_id: impl Into<String>,
+        pem: impl AsRef<[u8]>,
+        algorithm: crate::auth::JwtAlgorithm,
+    ) -> Result<Self, super::AuthError> {
+        Ok(Self {
+            client_id: client_id.into(),
+            client_secret: None,
+            signing_key: Some(AssertionKey::from_pem(pem.as_ref(), algorithm)?),
+        })
     }
 }
 
@@ -43,6 +83,7 @@ impl fmt::Debug for ClientCredentials {
                 "client_secret",
                 &self.client_secret.as_ref().map(|_| REDACTED),
             )
+            .field("signing_key", &self.signing_key.as_ref().map(|_| REDACTED))
             .finish()
     }
 }
@@ -57,6 +98,8 @@ pub enum TokenEndpointAuth {
     ClientSecretPost,
     /// `none`: a public client sends its identifier only.
     None,
+    /// `private_key_jwt`: a JWT assertion signed with the client's private key (RFC 7523).
+    PrivateKeyJwt,
 }
 
 impl TokenEndpointAuth {
@@ -66,18 +109,24 @@ impl TokenEndpointAuth {
             Self::ClientSecretBasic => "client_secret_basic",
             Self::ClientSecretPost => "client_secret_post",
             Self::None => "none",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
     pub(crate) fn parse(name: &str) -> Option<Self> {
-        [Self::ClientSecretBasic, Self::ClientSecretPost, Self::None]
-            .into_iter()
-            .find(|m| m.as_str() == name)
+        [
+            Self::ClientSecretBasic,
+            Self::ClientSecretPost,
+            Self::None,
+            Self::PrivateKeyJwt,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == name)
     }
 }
 
 /// The client's identity at one authorization server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Registration {
     /// The identifier (a URL for a Client ID Metadata Document) and secret.
     pub credentials: ClientCredentials,
@@ -97,6 +146,9 @@ pub struct Tokens {
     /// The scope granted, when the server said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     scope: Option<String>,
+    /// For a DPoP-bound token (`token_type: DPoP`), the thumbprint of the key it is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_jkt: Option<String>,
 }
 
 impl Tokens {
@@ -113,10 +165,25 @@ impl Tokens {
             refresh_token,
             expires_at,
             scope,
+            dpop_jkt: None,
         }
     }
 
-    /// The access token, to present as `Authorization: Bearer …`.
+    /// The same tokens, bound by DPoP to the key whose thumbprint is `jkt`.
+    pub(crate) fn bound_to(mut self, jkt: &str) -> Self {
+        self.dpop_jkt = Some(jkt.to_owned());
+        self
+    }
+
+    /// For a DPoP-bound access token, the RFC 7638 thumbprint of the key it is bound to: it
+    /// goes out as `Authorization: DPoP …` with a proof signed by that key, and only by the
+    /// [`OAuth`](super::OAuth) that holds it.
+    pub fn dpop_jkt(&self) -> Option<&str> {
+        self.dpop_jkt.as_deref()
+    }
+
+    /// The access token, to present as `Authorization: Bearer …` (or `DPoP …`, see
+    /// [`dpop_jkt`](Self::dpop_jkt)).
     pub fn access_token(&self) -> &str {
         &self.access_token
     }
@@ -162,6 +229,7 @@ impl fmt::Debug for Tokens {
             )
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("dpop_jkt", &self.dpop_jkt)
             .finish()
     }
 }

@@ -1,14 +1,15 @@
 //! Credentials on the endpoint's requests: every POST and GET carries the access token an
-//! [`Authorization`] holds, and a refusal (`401`, or `403` with `insufficient_scope`) lets it
-//! obtain a better one before the request goes out again, a bounded number of times.
+//! [`Authorization`] holds (with a DPoP proof made for that request, when the token is bound
+//! to a key), and a refusal (`401`, or `403` with `insufficient_scope`) lets it obtain a
+//! better one before the request goes out again, a bounded number of times.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{AUTHORIZATION, HeaderValue, WWW_AUTHENTICATE};
-use hyper::{Request, Response, StatusCode};
+use hyper::header::{AUTHORIZATION, HeaderName, HeaderValue, WWW_AUTHENTICATE};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 
 use crate::BoxError;
 
@@ -21,18 +22,95 @@ pub type AuthorizationFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a
 /// What an HTTP connection asks of whoever holds its credentials:
 /// `mcp::client::auth::OAuth` (feature `oauth`), or an application's own.
 pub trait Authorization: Send + Sync + 'static {
-    /// The access token to present to `endpoint` now, if one is held. Called before every
-    /// request, so it is where a token close to expiry is refreshed.
-    fn token<'a>(&'a self, endpoint: &'a str) -> AuthorizationFuture<'a, Option<String>>;
+    /// The credentials for the request `method url` to `endpoint`, if any are held. Called
+    /// before every request (every attempt of one), so it is where a token close to expiry is
+    /// refreshed and where a DPoP proof for this very request is made.
+    fn credentials<'a>(
+        &'a self,
+        endpoint: &'a str,
+        method: &'a Method,
+        url: &'a str,
+    ) -> AuthorizationFuture<'a, Option<Credentials>>;
 
     /// The server refused a request to `endpoint`: obtain credentials that answer `refusal`,
     /// or say why not (the request then fails with that reason). On `Ok` the request is sent
-    /// again with whatever [`token`](Self::token) returns next.
+    /// again with whatever [`credentials`](Self::credentials) returns next.
     fn refused<'a>(
         &'a self,
         endpoint: &'a str,
         refusal: Refusal<'a>,
     ) -> AuthorizationFuture<'a, Result<(), BoxError>>;
+
+    /// The headers of an answer from `endpoint` to a POST, refusal or not, before anything
+    /// else looks at it: where a server hands out what the next request must carry (a
+    /// `DPoP-Nonce`). Nothing by default.
+    fn answered(&self, endpoint: &str, headers: &HeaderMap) {
+        let _ = (endpoint, headers);
+    }
+}
+
+/// What one request presents: an access token, and for a token bound to a key by DPoP
+/// (RFC 9449), the proof made for this request. Neither shows in `Debug` output.
+#[derive(Clone)]
+pub struct Credentials {
+    token: String,
+    dpop_proof: Option<String>,
+}
+
+impl Credentials {
+    /// `Authorization: Bearer <token>`.
+    pub fn bearer(token: impl Into<String>) -> Self {
+        Self {
+            token: token.into(),
+            dpop_proof: None,
+        }
+    }
+
+    /// `Authorization: DPoP <token>` with `proof` in the `DPoP` header.
+    pub fn dpop(token: impl Into<String>, proof: impl Into<String>) -> Self {
+        Self {
+            token: token.into(),
+            dpop_proof: Some(proof.into()),
+        }
+    }
+
+    /// The access token.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The DPoP proof, for a DPoP-bound token.
+    pub fn dpop_proof(&self) -> Option<&str> {
+        self.dpop_proof.as_deref()
+    }
+
+    /// The request headers: `Authorization`, and `DPoP` with a proof.
+    fn headers(&self) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
+        let scheme = if self.dpop_proof.is_some() {
+            "DPoP"
+        } else {
+            "Bearer"
+        };
+        let mut headers = vec![(
+            AUTHORIZATION,
+            sensitive(&format!("{scheme} {}", self.token), "the access token")?,
+        )];
+        if let Some(proof) = &self.dpop_proof {
+            headers.push((
+                HeaderName::from_static("dpop"),
+                sensitive(proof, "the DPoP proof")?,
+            ));
+        }
+        Ok(headers)
+    }
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("dpop", &self.dpop_proof.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A server's refusal of a request's credentials.
@@ -79,8 +157,9 @@ const MAX_AUTHORIZATIONS: u32 = 2;
 const MAX_STEP_UPS: u32 = 2;
 
 /// Sends `request` through `send` with the endpoint's credentials, and again after each
-/// refusal its [`Authorization`] answers, up to the bounds above. The last response is
-/// returned as it came, refusal or not.
+/// refusal its [`Authorization`] answers, up to the bounds above, or once more with a fresh
+/// proof when a DPoP server asks for its nonce. The last response is returned as it came,
+/// refusal or not.
 pub(super) async fn send<F, Fut>(
     endpoint: &Endpoint,
     request: Request<Full<Bytes>>,
@@ -94,19 +173,30 @@ where
         return send(request).await;
     };
     let target = endpoint.uri.to_string();
-    let (mut unauthorized, mut step_ups) = (0, 0);
+    let (mut unauthorized, mut step_ups, mut nonce_retried) = (0, 0, false);
     loop {
-        let token = auth.token(&target).await;
+        let credentials = auth.credentials(&target, request.method(), &target).await;
         let mut attempt = copy(&request);
-        if let Some(token) = &token {
-            attempt.headers_mut().insert(AUTHORIZATION, bearer(token)?);
+        if let Some(credentials) = &credentials {
+            attempt.headers_mut().extend(credentials.headers()?);
         }
         let (response, sender) = send(attempt).await?;
+        auth.answered(&target, response.headers());
         let challenge = response
             .headers()
             .get(WWW_AUTHENTICATE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        // RFC 9449 §9: the server wants its nonce in the proof, and has just handed it out
+        // (to `answered`); that is no refusal of the token.
+        if response.status() == StatusCode::UNAUTHORIZED
+            && !nonce_retried
+            && credentials.as_ref().is_some_and(|c| c.dpop_proof.is_some())
+            && challenge.as_deref().is_some_and(asks_for_nonce)
+        {
+            nonce_retried = true;
+            continue;
+        }
         let kind = match response.status() {
             StatusCode::UNAUTHORIZED if unauthorized < MAX_AUTHORIZATIONS => {
                 unauthorized += 1;
@@ -127,7 +217,7 @@ where
         let refusal = Refusal {
             kind,
             www_authenticate: challenge.as_deref(),
-            presented: token.as_deref(),
+            presented: credentials.as_ref().map(Credentials::token),
             earlier,
         };
         auth.refused(&target, refusal)
@@ -136,29 +226,37 @@ where
     }
 }
 
-/// The `Authorization` header of a GET, when the endpoint has credentials.
-pub(super) async fn header(endpoint: &Endpoint) -> Result<Option<HeaderValue>, String> {
+/// The credential headers of a GET, when the endpoint has credentials.
+pub(super) async fn headers(endpoint: &Endpoint) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
     let Some(auth) = &endpoint.auth else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
-    match auth.token(&endpoint.uri.to_string()).await {
-        Some(token) => bearer(&token).map(Some),
-        None => Ok(None),
+    let target = endpoint.uri.to_string();
+    match auth.credentials(&target, &Method::GET, &target).await {
+        Some(credentials) => credentials.headers(),
+        None => Ok(Vec::new()),
     }
 }
 
-fn bearer(token: &str) -> Result<HeaderValue, String> {
-    let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-        .map_err(|_| "the access token cannot go in a header".to_owned())?;
+fn sensitive(value: &str, what: &str) -> Result<HeaderValue, String> {
+    let mut value =
+        HeaderValue::from_str(value).map_err(|_| format!("{what} cannot go in a header"))?;
     value.set_sensitive(true);
     Ok(value)
 }
 
-/// Whether a `403`'s challenge says the token lacks a scope (RFC 6750 §3.1).
+/// Whether a `403`'s challenge says the token lacks a scope (RFC 6750 §3.1, RFC 9449 §7.1).
 fn asks_for_scope(www_authenticate: &str) -> bool {
     crate::transport::http_client::challenge::parse(www_authenticate)
         .iter()
-        .any(|c| c.is_bearer() && c.param("error") == Some("insufficient_scope"))
+        .any(|c| (c.is_bearer() || c.is_dpop()) && c.param("error") == Some("insufficient_scope"))
+}
+
+/// Whether a `401`'s challenge asks for a DPoP nonce (RFC 9449 §9).
+fn asks_for_nonce(www_authenticate: &str) -> bool {
+    crate::transport::http_client::challenge::parse(www_authenticate)
+        .iter()
+        .any(|c| c.is_dpop() && c.param("error") == Some("use_dpop_nonce"))
 }
 
 /// The same request again: a hyper request is sent by value, and the body is cheap to clone.

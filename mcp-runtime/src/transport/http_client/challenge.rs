@@ -29,6 +29,11 @@ impl Challenge {
         self.scheme.eq_ignore_ascii_case("bearer")
     }
 
+    /// Whether this is a `DPoP` challenge (RFC 9449 §7.1).
+    pub fn is_dpop(&self) -> bool {
+        self.scheme.eq_ignore_ascii_case("dpop")
+    }
+
     /// The first value of the parameter `name` (case-insensitive).
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params

@@ -28,7 +28,7 @@ mod param_headers;
 pub(crate) mod request;
 mod sse;
 
-pub use authorized::{Authorization, AuthorizationFuture, Refusal, RefusalKind};
+pub use authorized::{Authorization, AuthorizationFuture, Credentials, Refusal, RefusalKind};
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

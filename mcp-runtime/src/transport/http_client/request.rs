@@ -5,7 +5,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
@@ -329,8 +329,8 @@ async fn get(
     if let Some(id) = last_id {
         request = request.header("last-event-id", header_value(id));
     }
-    if let Some(credentials) = authorized::header(endpoint).await? {
-        request = request.header(AUTHORIZATION, credentials);
+    for (name, value) in authorized::headers(endpoint).await? {
+        request = request.header(name, value);
     }
     let request = request
         .body(Full::new(Bytes::new()))
