@@ -10,9 +10,8 @@
 //! [`connect`] takes the defaults; a [`Builder`] sets the rest:
 //!
 //! - **`https://`** (feature `tls`, on by default): rustls, with the platform's certificate
-//!   roots and verifier, plus any CA added with
-//!   [`add_root_certificate_pem`](Builder::add_root_certificate_pem). Without the feature an
-//!   `https://` URL is refused with [`HttpClientError::TlsDisabled`].
+//!   roots and verifier, plus any CA added with `Builder::add_root_certificate_pem`. Without
+//!   the feature an `https://` URL is refused with [`HttpClientError::TlsDisabled`].
 //! - **HTTP/1.1 and HTTP/2**: over TLS the server picks (ALPN); plain `http://` speaks
 //!   HTTP/1.1 unless told [`http2_prior_knowledge`](Builder::http2_prior_knowledge).
 //!   Connections are kept alive and reused; one the server closed meanwhile is replaced.
