@@ -2,7 +2,7 @@
 //! the builder, HTTP/2 or HTTP/1.1 as ALPN settles it (the server records which it served),
 //! h2c by prior knowledge, a refused certificate, an explicit proxy (a `CONNECT` tunnel for
 //! https, absolute form for http), and the connect and request timeouts. The proxies of the
-//! environment are tested in `tests/proxy_env.rs`, a binary of their own.
+//! environment are tested in `tests/client_env.rs`, a binary of their own.
 
 #![cfg(feature = "tls")]
 

@@ -10,8 +10,9 @@
 //! [`connect`] takes the defaults; a [`Builder`] sets the rest:
 //!
 //! - **`https://`** (feature `tls`, on by default): rustls, with the platform's certificate
-//!   roots and verifier, plus any CA added with `Builder::add_root_certificate_pem`. Without
-//!   the feature an `https://` URL is refused with [`HttpClientError::TlsDisabled`].
+//!   roots and verifier, plus any CA added with `Builder::add_root_certificate_pem`. The roots
+//!   are loaded at the first TLS handshake, so plain `http://` works on a system without them.
+//!   Without the feature an `https://` URL is refused with [`HttpClientError::TlsDisabled`].
 //! - **HTTP/1.1 and HTTP/2**: over TLS the server picks (ALPN); plain `http://` speaks
 //!   HTTP/1.1 unless told [`http2_prior_knowledge`](Builder::http2_prior_knowledge).
 //!   Connections are kept alive and reused; one the server closed meanwhile is replaced.
@@ -104,8 +105,7 @@ pub enum HttpClientError {
         /// What is wrong with it.
         reason: String,
     },
-    /// TLS could not be set up (for one, the platform has no certificate roots and none were
-    /// added).
+    /// TLS could not be configured.
     #[error("cannot set up TLS: {0}")]
     Tls(String),
 }

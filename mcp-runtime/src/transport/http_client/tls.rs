@@ -2,12 +2,14 @@
 //! verifier trusting the platform's roots and the CAs the builder added, ALPN offering HTTP/2
 //! and HTTP/1.1.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
-use rustls::pki_types::CertificateDer;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::{ClientConfig, RootCertStore};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use rustls_platform_verifier::Verifier;
 
 use super::HttpClientError;
@@ -44,8 +46,11 @@ pub(super) fn https<C>(
     // for lacking post-quantum key exchange (X25519MLKEM768); the classical groups remain.
     #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let verifier = Verifier::new_with_extra_roots(extra_roots.iter().cloned(), provider.clone())
-        .map_err(|e| HttpClientError::Tls(e.to_string()))?;
+    let verifier = PlatformVerifier {
+        extra_roots: extra_roots.to_vec(),
+        provider: provider.clone(),
+        loaded: OnceLock::new(),
+    };
     let config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| HttpClientError::Tls(e.to_string()))?
@@ -60,4 +65,75 @@ pub(super) fn https<C>(
         false => builder.enable_all_versions(),
     };
     Ok(builder.wrap_connector(connector))
+}
+
+/// The platform's verifier, made at the first handshake rather than with the connection:
+/// loading the platform's roots reads the certificate store and fails on a system without
+/// one, which a client that only speaks plain `http://` should neither pay for nor see. An
+/// `https://` request then fails with the reason.
+#[derive(Debug)]
+struct PlatformVerifier {
+    extra_roots: Vec<CertificateDer<'static>>,
+    provider: Arc<CryptoProvider>,
+    loaded: OnceLock<Result<Verifier, rustls::Error>>,
+}
+
+impl PlatformVerifier {
+    fn verifier(&self) -> Result<&Verifier, rustls::Error> {
+        self.loaded
+            .get_or_init(|| {
+                let roots = self.extra_roots.iter().cloned();
+                Verifier::new_with_extra_roots(roots, self.provider.clone())
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl ServerCertVerifier for PlatformVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.verifier()?.verify_server_cert(
+            end_entity,
+            intermediates,
+            server_name,
+            ocsp_response,
+            now,
+        )
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier()?.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.verifier()?.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        match self.verifier() {
+            Ok(verifier) => verifier.supported_verify_schemes(),
+            // The handshake fails at the certificate anyway, with the reason.
+            Err(_) => self
+                .provider
+                .signature_verification_algorithms
+                .supported_schemes(),
+        }
+    }
 }

@@ -1,7 +1,9 @@
-//! The HTTP client's proxies from the environment: `HTTPS_PROXY`, lower-case `http_proxy`,
-//! `NO_PROXY`, and the builder's `no_proxy()` over them. A binary of its own because the
-//! variables are the process's: its one test sets them before anything else of it runs, where
-//! the `it` binary's tests run side by side.
+//! The HTTP client as the process's environment configures it: proxies from `HTTPS_PROXY`,
+//! lower-case `http_proxy` and `NO_PROXY` (and the builder's `no_proxy()` over them), and a
+//! system without CA certificates (`SSL_CERT_FILE` naming an empty file, no `SSL_CERT_DIR`),
+//! where plain `http://` still works and `https://` fails with the reason. A binary of its own
+//! because the variables are the process's: its one test sets them before anything else of it
+//! runs, where the `it` binary's tests run side by side.
 
 // Shared with `tests/it`, which uses all of it; this binary starts its proxy with `start_on`.
 #[allow(dead_code)]
@@ -44,15 +46,20 @@ async fn echo_over(builder: Builder) {
 }
 
 #[test]
-fn proxies_come_from_the_environment_unless_the_builder_says_otherwise() {
+fn proxies_and_certificate_roots_come_from_the_environment() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let proxy_url = format!("http://{}", listener.local_addr().expect("address"));
+    let no_certificates =
+        std::env::temp_dir().join(format!("mcp-no-ca-{}.pem", std::process::id()));
+    std::fs::write(&no_certificates, "").expect("an empty CA file");
     // SAFETY: this binary's only test, and nothing of it runs yet besides this thread, so no
     // other thread reads the environment meanwhile.
     unsafe {
         std::env::set_var("HTTPS_PROXY", &proxy_url);
         std::env::set_var("http_proxy", &proxy_url);
         std::env::set_var("NO_PROXY", "localhost");
+        std::env::set_var("SSL_CERT_FILE", &no_certificates);
+        std::env::remove_var("SSL_CERT_DIR");
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -117,5 +124,22 @@ fn proxies_come_from_the_environment_unless_the_builder_says_otherwise() {
         echo_over(trusting(&secure.url).no_proxy()).await;
         assert_eq!(lines(), forwarded, "no_proxy() was not honoured");
         assert!(!secure.versions().is_empty());
+
+        // No system roots and no CA added: https fails at the handshake, saying why.
+        let client = Client::builder(Implementation::new("proxy-env", "1")).connect(
+            Builder::new(&secure.url)
+                .no_proxy()
+                .connect()
+                .expect("connects"),
+        );
+        let refused = client
+            .call_tool("echo", Some(json!({"text": "hi"})))
+            .await
+            .expect_err("nothing to trust the server with");
+        assert!(
+            refused.to_string().contains("No CA certificates"),
+            "{refused}"
+        );
     });
+    let _ = std::fs::remove_file(no_certificates);
 }
