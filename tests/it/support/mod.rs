@@ -8,7 +8,7 @@
 pub mod http;
 pub mod log;
 pub mod process;
-#[cfg(feature = "http")]
+#[cfg(feature = "tls")]
 pub mod proxy;
 pub mod redis;
 pub mod snapshot;
