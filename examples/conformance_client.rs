@@ -74,7 +74,9 @@ fn oauth(scenario: &str) -> anyhow::Result<OAuth> {
 
 fn client(url: &str, scenario: &str) -> anyhow::Result<Client> {
     let duplex = if scenario.starts_with("auth/") {
-        http_client::connect_with_auth(url, oauth(scenario)?)?
+        http_client::Builder::new(url)
+            .auth(oauth(scenario)?)
+            .connect()?
     } else {
         http_client::connect(url)?
     };

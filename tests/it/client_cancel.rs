@@ -1,7 +1,7 @@
 //! A call the client gives up on is cancelled on the server: dropping the call's future or its
 //! timeout firing sends `notifications/cancelled` (in memory, and in a 2025-11-25 HTTP session),
-//! and on the 2026-07-28 HTTP wire closes the request's response stream instead. Either way the
-//! server cancels the tool (it drops the handler's future).
+//! and on the 2026-07-28 HTTP wire closes the request's response stream instead (over HTTP/2,
+//! resets it). Either way the server cancels the tool (it drops the handler's future).
 
 use std::time::Duration;
 
@@ -152,5 +152,37 @@ mod http {
         let client = builder().connect(http_client::connect(&url).expect("a URL"));
         client.initialize().await.expect("a session");
         dropping_the_call_cancels_it(&client, &mut signals).await;
+    }
+}
+
+/// Over HTTP/2 the POSTs share one connection, so closing a request's response stream is a
+/// reset of that stream alone, which the server must take for the cancellation as well.
+#[cfg(feature = "tls")]
+mod https {
+    use mcp::transport::http_client::Builder;
+
+    use super::{builder, dropping_the_call_cancels_it};
+    use crate::support::tls::{self, TestCa};
+
+    #[tokio::test]
+    async fn a_dropped_call_resets_its_stream_over_http2_2026() {
+        let (server, mut signals) = super::server();
+        let ca = TestCa::new("cancel CA");
+        let served = tls::serve(server, Some(ca.server_config(&[b"h2"]))).await;
+        let duplex = Builder::new(&served.url)
+            .no_proxy()
+            .add_root_certificate_pem(ca.pem.as_bytes())
+            .expect("a CA")
+            .connect()
+            .expect("connects");
+        let client = builder().connect(duplex);
+        dropping_the_call_cancels_it(&client, &mut signals).await;
+        let versions = served.versions();
+        assert!(
+            versions
+                .iter()
+                .all(|v| *v == mcp::transport::http::axum::http::Version::HTTP_2),
+            "{versions:?}"
+        );
     }
 }

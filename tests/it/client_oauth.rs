@@ -435,7 +435,10 @@ impl Protected {
             .client_name("oauth-test")
             .token_store(store)
             .build();
-        let duplex = http_client::connect_with_auth(&self.url, oauth).expect("an http URL");
+        let duplex = http_client::Builder::new(&self.url)
+            .auth(oauth)
+            .connect()
+            .expect("an http URL");
         Client::builder(Implementation::new("oauth-test", "1.0.0")).connect(duplex)
     }
 }

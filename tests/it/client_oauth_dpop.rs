@@ -403,7 +403,10 @@ impl Protected {
     }
 
     fn client(&self, oauth: OAuth) -> Client {
-        let duplex = http_client::connect_with_auth(&self.url, oauth).expect("an http URL");
+        let duplex = http_client::Builder::new(&self.url)
+            .auth(oauth)
+            .connect()
+            .expect("an http URL");
         Client::builder(Implementation::new("machine", "1.0.0")).connect(duplex)
     }
 }

@@ -116,9 +116,14 @@ async fn an_unreachable_server_fails_the_request_instead_of_hanging() {
 }
 
 #[test]
-fn non_http_urls_are_refused() {
-    assert!(http_client::connect("https://example.com/mcp").is_err());
+fn urls_other_than_http_and_https_are_refused() {
+    let ftp = http_client::connect("ftp://example.com/mcp").expect_err("not HTTP");
+    assert!(
+        matches!(ftp, http_client::HttpClientError::Scheme(_)),
+        "{ftp}"
+    );
     assert!(http_client::connect("not a url").is_err());
+    assert!(http_client::connect("http:///mcp").is_err());
 }
 
 #[tokio::test]

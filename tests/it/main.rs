@@ -20,6 +20,7 @@ mod client_progress;
 mod client_rounds;
 mod client_server;
 mod client_tasks;
+mod client_tls;
 mod elicit_url;
 mod elicitation_schemas;
 mod extensions;

@@ -1,14 +1,19 @@
 //! What several facade tests share: a tool that asks a region, then (depending on it) a
 //! confirmation, and the scripted user that answers it; `http` is the raw HTTP client,
 //! `process` starts and guards child processes, `redis` runs a real redis-server, `snapshot`
-//! compares generated JSON with committed files.
+//! compares generated JSON with committed files, `tls` makes certificates and serves over
+//! HTTPS, `proxy` is an HTTP proxy that counts what it forwards.
 
 #[cfg(feature = "http")]
 pub mod http;
 pub mod log;
 pub mod process;
+#[cfg(feature = "tls")]
+pub mod proxy;
 pub mod redis;
 pub mod snapshot;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod wire;
 
 use mcp::Elicit;

@@ -7,16 +7,18 @@
 //! not written yet; implement [`Authorize`] for it until it is.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use http_body_util::Full;
 use hyper::Request;
 use hyper::header::LOCATION;
 use url::Url;
 
-use crate::transport::http_client::AuthorizationFuture;
+use crate::transport::http_client::stack::HttpStack;
+use crate::transport::http_client::{AuthorizationFuture, HttpConnections};
 
 use super::AuthError;
-use super::http::send;
+use super::http::{connections, send};
 
 /// Takes the user through authorization and hands back what the redirect carried.
 pub trait Authorize: Send + Sync + 'static {
@@ -28,6 +30,13 @@ pub trait Authorize: Send + Sync + 'static {
         &'a self,
         url: &'a Url,
     ) -> AuthorizationFuture<'a, Result<AuthorizationResponse, AuthError>>;
+
+    /// The protected endpoint was connected over `connections`: an implementation that
+    /// visits the authorization server itself keeps them, to go there through the same
+    /// certificate roots and proxies. Nothing by default.
+    fn attach(&self, connections: &HttpConnections) {
+        let _ = connections;
+    }
 }
 
 /// The parameters of the redirect back from the authorization server.
@@ -92,6 +101,7 @@ impl AuthorizationResponse {
 #[derive(Debug, Clone)]
 pub struct HeadlessAuthorize {
     redirect_uri: String,
+    http: OnceLock<HttpStack>,
 }
 
 impl HeadlessAuthorize {
@@ -100,6 +110,7 @@ impl HeadlessAuthorize {
     pub fn new(redirect_uri: impl Into<String>) -> Self {
         Self {
             redirect_uri: redirect_uri.into(),
+            http: OnceLock::new(),
         }
     }
 }
@@ -107,6 +118,10 @@ impl HeadlessAuthorize {
 impl Authorize for HeadlessAuthorize {
     fn redirect_uri(&self) -> &str {
         &self.redirect_uri
+    }
+
+    fn attach(&self, connections: &HttpConnections) {
+        let _ = self.http.set(connections.0.clone());
     }
 
     fn authorize<'a>(
@@ -120,7 +135,7 @@ impl Authorize for HeadlessAuthorize {
                     url: url.to_string(),
                     reason: e.to_string(),
                 })?;
-            let response = send(request).await?;
+            let response = send(connections(&self.http)?, request).await?;
             let location = response
                 .headers()
                 .get(LOCATION)

@@ -23,6 +23,7 @@ pub use crate::auth::ProtectedResourceMetadata;
 
 use super::AuthError;
 use super::http::get_json;
+use crate::transport::http_client::stack::HttpStack;
 
 /// What an authorization server says about itself (RFC 8414 §2), as far as this client uses
 /// it.
@@ -142,6 +143,7 @@ fn at_path(base: &Url, path: &str) -> Url {
 /// `resource_metadata`) if it serves one, else from the well-known locations. A document whose
 /// `resource` is not this server's is refused, not skipped: it is the server's own answer.
 pub(crate) async fn protected_resource(
+    stack: &HttpStack,
     server: &Url,
     hinted: Option<&str>,
 ) -> Result<ProtectedResourceMetadata, AuthError> {
@@ -151,7 +153,7 @@ pub(crate) async fn protected_resource(
         .into_iter()
         .chain(protected_resource_metadata_urls(server))
     {
-        match get_json::<ProtectedResourceMetadata>(&url).await {
+        match get_json::<ProtectedResourceMetadata>(stack, &url).await {
             Ok(Some(metadata)) => {
                 if !resource_matches(&metadata.resource, server) {
                     return Err(AuthError::ResourceMismatch {
@@ -172,6 +174,7 @@ pub(crate) async fn protected_resource(
 /// `issuer` exactly; one that names another is refused (RFC 8414 §3.3), since its endpoints
 /// could be anyone's.
 pub(crate) async fn authorization_server(
+    stack: &HttpStack,
     issuer: &str,
 ) -> Result<AuthorizationServerMetadata, AuthError> {
     let url = Url::parse(issuer).map_err(|e| AuthError::InvalidUrl {
@@ -180,7 +183,7 @@ pub(crate) async fn authorization_server(
     })?;
     let mut tried = Vec::new();
     for location in authorization_server_metadata_urls(&url) {
-        match get_json::<AuthorizationServerMetadata>(&location).await {
+        match get_json::<AuthorizationServerMetadata>(stack, &location).await {
             Ok(Some(metadata)) if metadata.issuer == issuer => return Ok(metadata),
             Ok(Some(metadata)) => {
                 return Err(AuthError::IssuerMismatch {

@@ -19,9 +19,12 @@ use super::discovery::AuthorizationServerMetadata;
 use super::dpop::{DpopKey, is_dpop_token_type};
 use super::http::{ExchangeFailed, OAuthHttp};
 use super::tokens::{Grant, Registration, TokenEndpointAuth, Tokens};
+use crate::transport::http_client::stack::HttpStack;
 
 /// What one authorization asks for.
 pub(crate) struct Request<'a> {
+    /// The connections the token requests go out on.
+    pub http: &'a HttpStack,
     pub metadata: &'a AuthorizationServerMetadata,
     pub registration: &'a Registration,
     /// The resource indicator, exactly as the server's metadata published it.
@@ -87,6 +90,7 @@ pub(crate) async fn authorize_code(
     }
     let tokens = exchange
         .request_async(&OAuthHttp {
+            stack: request.http.clone(),
             dpop: request.dpop.cloned(),
         })
         .await
@@ -114,6 +118,7 @@ pub(crate) async fn client_credentials(request: Request<'_>) -> Result<Tokens, A
     }
     let tokens = exchange
         .request_async(&OAuthHttp {
+            stack: request.http.clone(),
             dpop: request.dpop.cloned(),
         })
         .await
@@ -145,6 +150,7 @@ fn check_issuer(
 /// Exchanges `grant`'s refresh token for new tokens, authenticating as `registration`, with
 /// a proof of `dpop` if given.
 pub(crate) async fn refresh(
+    http: &HttpStack,
     grant: &Grant,
     refresh_token: &str,
     registration: &Registration,
@@ -168,6 +174,7 @@ pub(crate) async fn refresh(
     }
     let tokens = exchange
         .request_async(&OAuthHttp {
+            stack: http.clone(),
             dpop: dpop.cloned(),
         })
         .await

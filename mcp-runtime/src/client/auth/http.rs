@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use http_body_util::Full;
 use hyper::body::Bytes;
@@ -12,27 +12,48 @@ use hyper::{Method, Request, Response};
 use serde::de::DeserializeOwned;
 use url::Url;
 
+use crate::transport::http_client::Builder;
 use crate::transport::http_client::fetch::fetch;
+use crate::transport::http_client::stack::HttpStack;
 
 use super::AuthError;
 use super::dpop::{DPOP, DpopKey};
 
+/// The connections `attached` holds: an endpoint's, lent when it was connected, or else (an
+/// OAuth client used on its own) a set with the defaults, made once.
+pub(crate) fn connections(attached: &OnceLock<HttpStack>) -> Result<&HttpStack, AuthError> {
+    if let Some(stack) = attached.get() {
+        return Ok(stack);
+    }
+    let stack = HttpStack::new(&Builder::new(String::new())).map_err(|e| AuthError::Http {
+        url: String::new(),
+        reason: e.to_string(),
+    })?;
+    Ok(attached.get_or_init(|| stack))
+}
+
 /// Sends one request; a failure to talk to the server is [`AuthError::Http`].
-pub(crate) async fn send(request: Request<Full<Bytes>>) -> Result<Response<Bytes>, AuthError> {
+pub(crate) async fn send(
+    stack: &HttpStack,
+    request: Request<Full<Bytes>>,
+) -> Result<Response<Bytes>, AuthError> {
     let url = request.uri().to_string();
-    fetch(request)
+    fetch(stack, request)
         .await
         .map_err(|reason| AuthError::Http { url, reason })
 }
 
 /// `GET url` for a JSON document: `None` when the server has none there (any status but
 /// `200`), an error when it cannot be reached or what it sent is not the document.
-pub(crate) async fn get_json<T: DeserializeOwned>(url: &Url) -> Result<Option<T>, AuthError> {
+pub(crate) async fn get_json<T: DeserializeOwned>(
+    stack: &HttpStack,
+    url: &Url,
+) -> Result<Option<T>, AuthError> {
     let request = Request::get(url.as_str())
         .header(ACCEPT, "application/json")
         .body(Full::default())
         .map_err(|e| invalid(url, e))?;
-    let response = send(request).await?;
+    let response = send(stack, request).await?;
     if response.status() != hyper::StatusCode::OK {
         return Ok(None);
     }
@@ -46,6 +67,7 @@ pub(crate) async fn get_json<T: DeserializeOwned>(url: &Url) -> Result<Option<T>
 
 /// `POST url` with a JSON body; the status and the answer's bytes.
 pub(crate) async fn post_json(
+    stack: &HttpStack,
     url: &Url,
     body: &serde_json::Value,
 ) -> Result<Response<Bytes>, AuthError> {
@@ -56,7 +78,7 @@ pub(crate) async fn post_json(
         .header(ACCEPT, "application/json")
         .body(Full::new(Bytes::from(body.to_string())))
         .map_err(|e| invalid(url, e))?;
-    send(request).await
+    send(stack, request).await
 }
 
 fn invalid(url: &Url, e: impl std::fmt::Display) -> AuthError {
@@ -69,6 +91,7 @@ fn invalid(url: &Url, e: impl std::fmt::Display) -> AuthError {
 /// The `oauth2` crate's HTTP client: its token requests go through [`fetch`] too, each with a
 /// DPoP proof when the client holds a [`DpopKey`] for this authorization server.
 pub(crate) struct OAuthHttp {
+    pub stack: HttpStack,
     pub dpop: Option<Arc<DpopKey>>,
 }
 
@@ -87,7 +110,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
             let (parts, body) = request.into_parts();
             let body = Bytes::from(body);
             let Some(dpop) = &self.dpop else {
-                let response = fetch(Request::from_parts(parts, Full::new(body)))
+                let response = fetch(&self.stack, Request::from_parts(parts, Full::new(body)))
                     .await
                     .map_err(ExchangeFailed)?;
                 return Ok(into_oauth2(response));
@@ -104,7 +127,7 @@ impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
                 let proof = HeaderValue::from_str(&proof)
                     .map_err(|_| ExchangeFailed("a DPoP proof unfit for a header".to_owned()))?;
                 request.headers_mut().insert(DPOP, proof);
-                let response = fetch(request).await.map_err(ExchangeFailed)?;
+                let response = fetch(&self.stack, request).await.map_err(ExchangeFailed)?;
                 let new_nonce = dpop.observe(&url, response.headers());
                 if !retried && new_nonce && asks_for_nonce(&response) {
                     retried = true;

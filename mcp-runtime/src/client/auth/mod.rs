@@ -2,7 +2,7 @@
 //! answers `401` until it is shown an access token.
 //!
 //! An [`OAuth`] handed to
-//! [`connect_with_auth`](crate::transport::http_client::connect_with_auth) does what the MCP
+//! [`Builder::auth`](crate::transport::http_client::Builder::auth) does what the MCP
 //! authorization specification asks of a client, the first time the server refuses a request:
 //!
 //! 1. [discovery]: the server's Protected Resource Metadata (the challenge's
@@ -44,14 +44,16 @@
 //!     .client_metadata_document("https://agent.example.com/client-metadata.json")
 //!     .token_store(FileTokenStore::new("tokens.json"))
 //!     .build();
-//! let duplex = http_client::connect_with_auth("http://127.0.0.1:8000/mcp", oauth)?;
+//! let duplex = http_client::Builder::new("http://127.0.0.1:8000/mcp").auth(oauth).connect()?;
 //! let client = Client::builder(Implementation::new("my-agent", "1.0.0")).connect(duplex);
 //! let tools = client.list_tools(None).await?;
 //! # Ok(())
 //! # }
 //! ```
 //!
-//! Only `http://` URLs are fetched for now (the transport's connection layer has no TLS yet).
+//! Metadata, registration and token requests go out over the endpoint's connections: the
+//! same certificate roots (`https://` with feature `tls`), proxies and timeouts as its MCP
+//! requests.
 
 mod assertion;
 mod authorize;

@@ -2,7 +2,7 @@
 //! them, refreshed before they expire, kept in a [`TokenStore`], and bound to a DPoP key
 //! where the authorization server does DPoP.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use url::Url;
@@ -11,8 +11,9 @@ use hyper::{HeaderMap, Method};
 
 use crate::BoxError;
 use crate::transport::http_client::challenge;
+use crate::transport::http_client::stack::HttpStack;
 use crate::transport::http_client::{
-    Authorization, AuthorizationFuture, Credentials, Refusal, RefusalKind,
+    Authorization, AuthorizationFuture, Credentials, HttpConnections, Refusal, RefusalKind,
 };
 
 use super::AuthError;
@@ -20,6 +21,7 @@ use super::authorize::Authorize;
 use super::discovery::{self, AuthorizationServerMetadata};
 use super::dpop::{self, DpopKey};
 use super::flow;
+use super::http::connections;
 use super::registration::{self, ClientProfile};
 use super::store::{MemoryTokenStore, TokenStore};
 use super::tokens::{ClientCredentials, Grant, Registration};
@@ -31,7 +33,7 @@ const REFRESH_MARGIN: Duration = Duration::from_secs(60);
 const OFFLINE_ACCESS: &str = "offline_access";
 
 /// An OAuth 2.1 client for one protected MCP server; hand it to
-/// [`connect_with_auth`](crate::transport::http_client::connect_with_auth).
+/// [`Builder::auth`](crate::transport::http_client::Builder::auth).
 ///
 /// When the server answers `401`, it discovers the authorization server, identifies the
 /// client there and obtains a token: through the user, with the authorization code grant
@@ -52,6 +54,8 @@ pub struct OAuth {
     /// The key tokens are bound to by DPoP: none when DPoP is off.
     dpop: Option<Arc<DpopKey>>,
     state: tokio::sync::Mutex<State>,
+    /// The connections of the endpoint it serves, lent when that was connected.
+    http: OnceLock<HttpStack>,
 }
 
 /// Who grants access.
@@ -112,7 +116,7 @@ impl OAuth {
     /// let credentials = ClientCredentials::private_key_jwt("nightly-report", &pem, JwtAlgorithm::ES256)?;
     /// // or: ClientCredentials::confidential("nightly-report", secret)
     /// let oauth = OAuth::client_credentials(credentials).build();
-    /// let duplex = http_client::connect_with_auth("http://127.0.0.1:8000/mcp", oauth)?;
+    /// let duplex = http_client::Builder::new("http://127.0.0.1:8000/mcp").auth(oauth).connect()?;
     /// let client = Client::builder(Implementation::new("nightly-report", "1.0.0")).connect(duplex);
     /// client.list_tools(None).await?;
     /// # Ok(())
@@ -143,7 +147,20 @@ impl OAuth {
             && let Some(refresh_token) = refresh_token
         {
             let registration = self.registration_of(grant);
-            match flow::refresh(grant, refresh_token, &registration, self.dpop_of(grant)).await {
+            let refreshed = match connections(&self.http) {
+                Ok(http) => {
+                    flow::refresh(
+                        http,
+                        grant,
+                        refresh_token,
+                        &registration,
+                        self.dpop_of(grant),
+                    )
+                    .await
+                }
+                Err(e) => Err(e),
+            };
+            match refreshed {
                 Ok(tokens) => {
                     let mut renewed = grant.clone();
                     renewed.tokens = tokens.keep_refresh_token(&grant.tokens);
@@ -222,8 +239,9 @@ impl OAuth {
             url: server.to_owned(),
             reason: e.to_string(),
         })?;
+        let http = connections(&self.http)?;
         let resource =
-            discovery::protected_resource(&server_url, param("resource_metadata")).await?;
+            discovery::protected_resource(http, &server_url, param("resource_metadata")).await?;
         let issuer = resource
             .authorization_servers
             .first()
@@ -250,6 +268,7 @@ impl OAuth {
         {
             let registration = self.registration_of(previous);
             let refreshed = flow::refresh(
+                http,
                 previous,
                 refresh_token,
                 &registration,
@@ -266,7 +285,7 @@ impl OAuth {
                 Err(e) => tracing::info!(error = %e, "refresh refused; authorizing again"),
             }
         }
-        let metadata = discovery::authorization_server(&issuer).await?;
+        let metadata = discovery::authorization_server(http, &issuer).await?;
         let dpop = match &self.dpop {
             Some(key) if metadata.supports_dpop(dpop::ALGORITHM) => Some(key),
             _ => None,
@@ -278,12 +297,18 @@ impl OAuth {
                     // A new authorization server: credentials from another one are never
                     // reused.
                     None => {
-                        registration::identify(&self.profile, &metadata, authorize.redirect_uri())
-                            .await?
+                        registration::identify(
+                            http,
+                            &self.profile,
+                            &metadata,
+                            authorize.redirect_uri(),
+                        )
+                        .await?
                     }
                 };
                 let requested = self.with_offline_access(&metadata, &scopes);
                 let request = flow::Request {
+                    http,
                     metadata: &metadata,
                     registration: &registration,
                     resource: &resource.resource,
@@ -299,6 +324,7 @@ impl OAuth {
                         issuer: issuer.clone(),
                     })?;
                 let request = flow::Request {
+                    http,
                     metadata: &metadata,
                     registration: &registration,
                     resource: &resource.resource,
@@ -397,6 +423,14 @@ impl Authorization for OAuth {
             key.observe(endpoint, headers);
         }
     }
+
+    fn attach(&self, connections: &HttpConnections) {
+        // The first connection's: an OAuth serves the one endpoint it was built for.
+        let _ = self.http.set(connections.0.clone());
+        if let Flow::User(authorize) = &self.flow {
+            authorize.attach(connections);
+        }
+    }
 }
 
 impl OAuthBuilder {
@@ -457,7 +491,7 @@ impl OAuthBuilder {
     /// let bearer_only = OAuth::builder(HeadlessAuthorize::new("http://127.0.0.1:8976/callback"))
     ///     .dpop(false)
     ///     .build();
-    /// let duplex = http_client::connect_with_auth("http://127.0.0.1:8000/mcp", oauth)?;
+    /// let duplex = http_client::Builder::new("http://127.0.0.1:8000/mcp").auth(oauth).connect()?;
     /// # Ok(())
     /// # }
     /// ```
@@ -483,6 +517,7 @@ impl OAuthBuilder {
             store: self.store,
             dpop,
             state: tokio::sync::Mutex::default(),
+            http: OnceLock::new(),
         }
     }
 }

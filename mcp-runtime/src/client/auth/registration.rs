@@ -10,6 +10,7 @@ use super::AuthError;
 use super::discovery::AuthorizationServerMetadata;
 use super::http::post_json;
 use super::tokens::{ClientCredentials, Registration, TokenEndpointAuth};
+use crate::transport::http_client::stack::HttpStack;
 
 /// What the client says about itself wherever it introduces itself.
 #[derive(Debug, Clone)]
@@ -23,6 +24,7 @@ pub(crate) struct ClientProfile {
 
 /// The client's identity at the server `metadata` describes, registering if need be.
 pub(crate) async fn identify(
+    stack: &HttpStack,
     profile: &ClientProfile,
     metadata: &AuthorizationServerMetadata,
     redirect_uri: &str,
@@ -39,7 +41,7 @@ pub(crate) async fn identify(
         });
     }
     if let Some(endpoint) = &metadata.registration_endpoint {
-        return register(profile, metadata, endpoint, redirect_uri).await;
+        return register(stack, profile, metadata, endpoint, redirect_uri).await;
     }
     Err(AuthError::NoClientIdentity {
         issuer: metadata.issuer.clone(),
@@ -95,6 +97,7 @@ struct Registered {
 /// Registers the client at `endpoint`, asking for the first token endpoint method the server
 /// takes (a secret-based one where offered, else `none`) and for refresh tokens.
 async fn register(
+    stack: &HttpStack,
     profile: &ClientProfile,
     metadata: &AuthorizationServerMetadata,
     endpoint: &str,
@@ -121,7 +124,7 @@ async fn register(
         // An agent on the user's machine, redirected to a loopback address.
         "application_type": "native",
     });
-    let response = post_json(&url, &body).await?;
+    let response = post_json(stack, &url, &body).await?;
     if !response.status().is_success() {
         return Err(AuthError::Registration {
             reason: format!(

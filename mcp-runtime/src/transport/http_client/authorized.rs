@@ -13,8 +13,7 @@ use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 
 use crate::BoxError;
 
-use super::Endpoint;
-use super::request::Sender;
+use super::{Endpoint, HttpConnections};
 
 /// A future borrowed from the [`Authorization`] that made it.
 pub type AuthorizationFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -46,6 +45,14 @@ pub trait Authorization: Send + Sync + 'static {
     /// `DPoP-Nonce`). Nothing by default.
     fn answered(&self, endpoint: &str, headers: &HeaderMap) {
         let _ = (endpoint, headers);
+    }
+
+    /// The connection it serves was opened over `connections`: keep them to fetch what
+    /// authorization needs (metadata, registration, tokens) through the same certificate
+    /// roots, proxies and timeouts. Called once per connection, before any request. Nothing by
+    /// default.
+    fn attach(&self, connections: &HttpConnections) {
+        let _ = connections;
     }
 }
 
@@ -160,17 +167,12 @@ const MAX_STEP_UPS: u32 = 2;
 /// refusal its [`Authorization`] answers, up to the bounds above, or once more with a fresh
 /// proof when a DPoP server asks for its nonce. The last response is returned as it came,
 /// refusal or not.
-pub(super) async fn send<F, Fut>(
+pub(super) async fn send(
     endpoint: &Endpoint,
     request: Request<Full<Bytes>>,
-    send: F,
-) -> Result<(Response<Incoming>, Sender), String>
-where
-    F: Fn(Request<Full<Bytes>>) -> Fut,
-    Fut: Future<Output = Result<(Response<Incoming>, Sender), String>>,
-{
+) -> Result<Response<Incoming>, String> {
     let Some(auth) = &endpoint.auth else {
-        return send(request).await;
+        return endpoint.stack.send(request).await;
     };
     let target = endpoint.uri.to_string();
     let (mut unauthorized, mut step_ups, mut nonce_retried) = (0, 0, false);
@@ -180,7 +182,7 @@ where
         if let Some(credentials) = &credentials {
             attempt.headers_mut().extend(credentials.headers()?);
         }
-        let (response, sender) = send(attempt).await?;
+        let response = endpoint.stack.send(attempt).await?;
         auth.answered(&target, response.headers());
         let challenge = response
             .headers()
@@ -208,7 +210,7 @@ where
                 step_ups += 1;
                 RefusalKind::InsufficientScope
             }
-            _ => return Ok((response, sender)),
+            _ => return Ok(response),
         };
         let earlier = match kind {
             RefusalKind::Unauthorized => unauthorized - 1,

@@ -7,13 +7,48 @@
 //! at `initialize`. Server→client requests of a 2025 session arrive on the request's SSE stream,
 //! and the [`Client`](crate::client::Client)'s answers go back as POSTs.
 //!
+//! [`connect`] takes the defaults; a [`Builder`] sets the rest:
+//!
+//! - **`https://`** (feature `tls`, on by default): rustls, with the platform's certificate
+//!   roots and verifier, plus any CA added with `Builder::add_root_certificate_pem`. The roots
+//!   are loaded at the first TLS handshake, so plain `http://` works on a system without them.
+//!   Without the feature an `https://` URL is refused with [`HttpClientError::TlsDisabled`].
+//! - **HTTP/1.1 and HTTP/2**: over TLS the server picks (ALPN); plain `http://` speaks
+//!   HTTP/1.1 unless told [`http2_prior_knowledge`](Builder::http2_prior_knowledge).
+//!   Connections are kept alive and reused; one the server closed meanwhile is replaced.
+//! - **Proxies**: by default from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`
+//!   (or their lower-case forms), read when the connection is set up; or one named with
+//!   [`proxy`](Builder::proxy), or none with [`no_proxy`](Builder::no_proxy). `https://`
+//!   goes through a proxy in a `CONNECT` tunnel (the TLS session is end to end), `http://` as
+//!   absolute-form requests to the proxy. Only `http://` proxies are spoken to; credentials in
+//!   a proxy's URL are sent as `Proxy-Authorization: Basic`.
+//! - **Timeouts**, none unless set: the [`connect_timeout`](Builder::connect_timeout) bounds
+//!   opening a connection (TCP, a proxy's tunnel, the TLS handshake); the
+//!   [`request_timeout`](Builder::request_timeout) bounds the wait for a response's headers.
+//!   Neither bounds a response's body, so an SSE stream may run as long as the server keeps
+//!   it open.
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//!
 //! use mcp::client::Client;
 //! use mcp::protocol::Implementation;
 //! use mcp::transport::http_client;
 //!
+//! // The defaults: the platform's roots, the environment's proxies, no timeouts.
 //! let duplex = http_client::connect("http://127.0.0.1:8000/mcp")?;
+//! let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);
+//! client.negotiate().await?;
+//!
+//! // A server whose certificate comes from a private CA, through a proxy.
+//! let ca = std::fs::read("ca.pem")?;
+//! let duplex = http_client::Builder::new("https://mcp.internal.example:8443/mcp")
+//!     .add_root_certificate_pem(&ca)?
+//!     .proxy("http://proxy.internal.example:3128")?
+//!     .connect_timeout(Duration::from_secs(5))
+//!     .request_timeout(Duration::from_secs(30))
+//!     .connect()?;
 //! let client = Client::builder(Implementation::new("me", "1.0.0")).connect(duplex);
 //! client.negotiate().await?;
 //! # Ok(())
@@ -21,12 +56,18 @@
 //! ```
 
 mod authorized;
+mod builder;
 pub mod challenge;
+mod connect_timeout;
 #[cfg(feature = "oauth")]
 pub(crate) mod fetch;
 mod param_headers;
 pub(crate) mod request;
+mod routed;
 mod sse;
+pub(crate) mod stack;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use authorized::{Authorization, AuthorizationFuture, Credentials, Refusal, RefusalKind};
 
@@ -43,35 +84,56 @@ use crate::protocol::{keys, notification_methods};
 
 use super::{CHANNEL_CAPACITY, Duplex, Frame};
 
-/// An endpoint URL that cannot be used.
+pub use builder::Builder;
+pub use stack::HttpConnections;
+use stack::HttpStack;
+
+/// Why an HTTP client could not be set up.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HttpClientError {
     /// Not a valid URL.
     #[error("invalid endpoint URL: {0}")]
     Url(String),
-    /// Only plain `http://` is built in; put TLS in front (a proxy) for `https://`.
-    #[error("only http:// endpoints are supported (got {0})")]
+    /// A scheme other than `http` or `https`.
+    #[error("only http:// and https:// endpoints are supported (got {0})")]
     Scheme(String),
+    /// An `https://` URL, in a build without the `tls` feature.
+    #[error("https:// needs the `tls` feature of mcp, which this build leaves out ({0})")]
+    TlsDisabled(String),
+    /// A CA certificate given as PEM that holds no usable certificate.
+    #[error("invalid CA certificate: {0}")]
+    Certificate(String),
+    /// A proxy URL that cannot be used.
+    #[error("invalid proxy URL {url:?}: {reason}")]
+    Proxy {
+        /// The URL as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// TLS could not be configured.
+    #[error("cannot set up TLS: {0}")]
+    Tls(String),
 }
 
 /// What every POST of one connection shares.
 #[derive(Debug)]
 pub(crate) struct Endpoint {
     pub uri: Uri,
-    pub authority: String,
+    /// The connections, their TLS and proxies.
+    pub stack: HttpStack,
     /// The 2025-11-25 session, once `initialize` returned one.
     pub session: Mutex<Option<String>>,
     /// The revision negotiated by `initialize` (sent as `MCP-Protocol-Version` afterwards).
     pub legacy_version: Mutex<Option<String>>,
     /// `x-mcp-header` mappings learnt from `tools/list`.
     pub param_headers: Mutex<param_headers::ParamHeaders>,
-    /// Kept-alive connections ready for the next POST.
-    pub idle: Mutex<Vec<request::Sender>>,
     /// Fires once the session's standing GET stream has its answer (or gave up), so messages
     /// after `initialize` go out after it: a server may otherwise take a late standing GET
     /// for the resumption of a request's stream.
     pub standing_opened: Mutex<Option<oneshot::Receiver<()>>>,
-    /// Who holds the credentials of a protected endpoint ([`connect_with_auth`]).
+    /// Who holds the credentials of a protected endpoint ([`Builder::auth`]).
     pub auth: Option<Arc<dyn Authorization>>,
 }
 
@@ -84,59 +146,21 @@ impl std::fmt::Debug for dyn Authorization {
 /// How long the messages after `initialize` wait for the standing GET stream to open.
 const STANDING_STREAM_WAIT: Duration = Duration::from_secs(1);
 
-/// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp`); no request is sent until the client
-/// sends one.
+/// Connects to `url` (e.g. `http://127.0.0.1:8000/mcp` or `https://mcp.example.com/mcp`) with
+/// the [`Builder`]'s defaults; no request is sent until the client sends one.
 pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
-    open_endpoint(url, None)
+    Builder::new(url).connect()
 }
 
-/// Connects to the protected endpoint at `url`: every request carries the access token `auth`
-/// holds, and a `401` or a `403 insufficient_scope` lets it obtain one (once for all the
-/// requests refused together) before the request is sent again.
-///
-/// ```no_run
-/// # #[cfg(feature = "oauth")]
-/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// use mcp::client::Client;
-/// use mcp::client::auth::{HeadlessAuthorize, OAuth};
-/// use mcp::protocol::Implementation;
-/// use mcp::transport::http_client;
-///
-/// let oauth = OAuth::builder(HeadlessAuthorize::new("http://127.0.0.1:8976/callback"))
-///     .client_name("my-agent")
-///     .build();
-/// let duplex = http_client::connect_with_auth("http://127.0.0.1:8000/mcp", oauth)?;
-/// let client = Client::builder(Implementation::new("my-agent", "1.0.0")).connect(duplex);
-/// client.list_tools(None).await?;
-/// # Ok(())
-/// # }
-/// ```
-pub fn connect_with_auth(url: &str, auth: impl Authorization) -> Result<Duplex, HttpClientError> {
-    open_endpoint(url, Some(Arc::new(auth)))
-}
-
-fn open_endpoint(
-    url: &str,
-    auth: Option<Arc<dyn Authorization>>,
-) -> Result<Duplex, HttpClientError> {
-    let uri: Uri = url
-        .parse()
-        .map_err(|_| HttpClientError::Url(url.to_owned()))?;
-    match uri.scheme_str() {
-        Some("http") => {}
-        other => return Err(HttpClientError::Scheme(other.unwrap_or("none").to_owned())),
-    }
-    let authority = uri
-        .authority()
-        .map(|a| a.as_str().to_owned())
-        .ok_or_else(|| HttpClientError::Url(url.to_owned()))?;
+/// Starts the transport's task: each outgoing message is POSTed to `uri` through `stack`,
+/// with the credentials `auth` holds.
+fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Duplex {
     let endpoint = Arc::new(Endpoint {
         uri,
-        authority,
+        stack,
         session: Mutex::new(None),
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
-        idle: Mutex::default(),
         standing_opened: Mutex::default(),
         auth,
     });
@@ -182,7 +206,7 @@ fn open_endpoint(
             }
         }
     });
-    Ok(Duplex::new(incoming, outgoing))
+    Duplex::new(incoming, outgoing)
 }
 
 /// The POSTs of 2026-07-28 requests still waiting for their answers, by JSON-RPC id (as JSON

@@ -5,13 +5,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{keys, methods};
@@ -44,73 +42,6 @@ pub(crate) async fn post(
     }
 }
 
-/// One HTTP/1.1 connection's request handle.
-pub(crate) type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
-
-/// Idle connections kept per endpoint.
-const MAX_IDLE: usize = 8;
-
-async fn open(endpoint: &Endpoint) -> Result<Sender, String> {
-    let stream = TcpStream::connect(&endpoint.authority)
-        .await
-        .map_err(|e| format!("cannot connect to {}: {e}", endpoint.authority))?;
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| e.to_string())?;
-    tokio::spawn(connection);
-    Ok(sender)
-}
-
-/// Sends `request` on a kept-alive connection when one is ready, else on a new one. A
-/// kept-alive connection the server closed meanwhile hands the unsent request back, and it goes
-/// out on a new connection instead.
-async fn send(
-    endpoint: &Endpoint,
-    request: Request<Full<Bytes>>,
-) -> Result<(hyper::Response<hyper::body::Incoming>, Sender), String> {
-    let reused = loop {
-        let Some(sender) = lock(&endpoint.idle).pop() else {
-            break None;
-        };
-        if !sender.is_closed() && sender.is_ready() {
-            break Some(sender);
-        }
-    };
-    let Some(mut sender) = reused else {
-        let mut sender = open(endpoint).await?;
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|e| e.to_string())?;
-        return Ok((response, sender));
-    };
-    match sender.try_send_request(request).await {
-        Ok(response) => Ok((response, sender)),
-        Err(mut failed) => {
-            let Some(request) = failed.take_message() else {
-                return Err(failed.into_error().to_string());
-            };
-            let mut sender = open(endpoint).await?;
-            let response = sender
-                .send_request(request)
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok((response, sender))
-        }
-    }
-}
-
-/// Keeps a connection whose response was read to the end for the next POST.
-fn check_in(endpoint: &Endpoint, sender: Sender) {
-    if sender.is_closed() {
-        return;
-    }
-    let mut idle = lock(&endpoint.idle);
-    if idle.len() < MAX_IDLE {
-        idle.push(sender);
-    }
-}
-
 async fn exchange(
     endpoint: &Arc<Endpoint>,
     message: String,
@@ -119,13 +50,7 @@ async fn exchange(
 ) -> Result<(), String> {
     let method = parsed.get("method").and_then(Value::as_str);
     let params = parsed.get("params");
-    let path = endpoint
-        .uri
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .to_owned();
-    let mut request = Request::post(path)
-        .header(HOST, &endpoint.authority)
+    let mut request = Request::post(endpoint.uri.clone())
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT, "application/json, text/event-stream");
     let modern_version = params
@@ -156,7 +81,7 @@ async fn exchange(
     let request = request
         .body(Full::new(Bytes::from(message)))
         .map_err(|e| e.to_string())?;
-    let (response, sender) = authorized::send(endpoint, request, |r| send(endpoint, r)).await?;
+    let response = authorized::send(endpoint, request).await?;
 
     let status = response.status();
     if method == Some(methods::INITIALIZE)
@@ -210,7 +135,6 @@ async fn exchange(
         .await
         .map_err(|e| format!("reading the response: {e}"))?
         .to_bytes();
-    check_in(endpoint, sender);
     let text = String::from_utf8_lossy(&bytes).trim().to_owned();
     let is_json_rpc = serde_json::from_str::<Value>(&text)
         .ok()
@@ -311,15 +235,7 @@ async fn get(
     endpoint: &Endpoint,
     last_id: Option<&str>,
 ) -> Result<hyper::Response<hyper::body::Incoming>, String> {
-    let mut sender = open(endpoint).await?;
-    let path = endpoint
-        .uri
-        .path_and_query()
-        .map_or("/", |p| p.as_str())
-        .to_owned();
-    let mut request = Request::get(path)
-        .header(HOST, &endpoint.authority)
-        .header(ACCEPT, "text/event-stream");
+    let mut request = Request::get(endpoint.uri.clone()).header(ACCEPT, "text/event-stream");
     if let Some(session) = lock(&endpoint.session).clone() {
         request = request.header(SESSION_HEADER, header_value(&session));
     }
@@ -335,10 +251,7 @@ async fn get(
     let request = request
         .body(Full::new(Bytes::new()))
         .map_err(|e| e.to_string())?;
-    sender
-        .send_request(request)
-        .await
-        .map_err(|e| e.to_string())
+    endpoint.stack.send(request).await
 }
 
 /// How many `409 Conflict` answers in a row the standing GET stream takes before giving up.
