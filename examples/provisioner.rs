@@ -14,10 +14,17 @@
 //! `--drain` seconds for a load balancer to close (default 0), lets in-flight requests finish
 //! within `--grace` seconds (default 30), and exits 0. `--header-timeout` bounds how long a
 //! client may take to send a request's headers (default 10).
+//!
+//! Behind OAuth: `--auth-issuer URL --resource URL --jwt-key FILE` accept only ES256 JWT access
+//! tokens signed with the PEM public key in FILE by that issuer for that resource (the
+//! endpoint's public URL, e.g. `https://mcp.example.com/mcp` behind a TLS proxy), and
+//! `--scope S` requires a scope of every request. The metadata clients discover the
+//! authorization server by is served at `/.well-known/oauth-protected-resource/mcp`.
 
 #[path = "support/logging.rs"]
 mod logging;
 
+use mcp::auth::{DpopPolicy, JwtKey, ResourceServer};
 use mcp::state::RequestStateSecurity;
 use mcp::{Elicit, Elicited, McpServer};
 
@@ -76,8 +83,35 @@ async fn provision(
     }
 }
 
-const USAGE: &str =
-    "usage: provisioner [--http ADDR [--grace SECS] [--drain SECS] [--header-timeout SECS]]";
+const USAGE: &str = "usage: provisioner [--http ADDR [--grace SECS] [--drain SECS] \
+     [--header-timeout SECS] [--auth-issuer URL --resource URL --jwt-key FILE [--scope S]]]";
+
+/// The OAuth settings of `--http`, all or none.
+#[derive(Default)]
+struct Auth {
+    issuer: Option<String>,
+    resource: Option<String>,
+    key_file: Option<String>,
+    scope: Option<String>,
+}
+
+impl Auth {
+    fn resource_server(self) -> anyhow::Result<Option<ResourceServer>> {
+        let (issuer, resource, key_file) = match (self.issuer, self.resource, self.key_file) {
+            (None, None, None) if self.scope.is_none() => return Ok(None),
+            (Some(issuer), Some(resource), Some(key_file)) => (issuer, resource, key_file),
+            _ => anyhow::bail!("--auth-issuer, --resource and --jwt-key go together\n{USAGE}"),
+        };
+        let key = JwtKey::ec_pem(std::fs::read(&key_file)?)?;
+        // Bearer tokens, and tokens bound to the client's key by DPoP where the authorization
+        // server issues them.
+        let auth = ResourceServer::jwt(resource, issuer, key)?.dpop(DpopPolicy::Allowed);
+        Ok(Some(match self.scope {
+            Some(scope) => auth.require_scopes([scope]),
+            None => auth,
+        }))
+    }
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -96,17 +130,31 @@ async fn main() -> anyhow::Result<()> {
         [flag, addr, options @ ..] if flag == "--http" => (addr, options),
         _ => anyhow::bail!(USAGE),
     };
+    let mut auth = Auth::default();
     for pair in options.chunks(2) {
-        let [flag, seconds] = pair else {
+        let [flag, value] = pair else {
             anyhow::bail!(USAGE);
         };
-        let seconds = std::time::Duration::try_from_secs_f64(seconds.parse()?)?;
-        server = match flag.as_str() {
-            "--grace" => server.grace_period(seconds),
-            "--drain" => server.drain(seconds),
-            "--header-timeout" => server.header_read_timeout(seconds),
-            _ => anyhow::bail!(USAGE),
+        let setting = match flag.as_str() {
+            "--auth-issuer" => &mut auth.issuer,
+            "--resource" => &mut auth.resource,
+            "--jwt-key" => &mut auth.key_file,
+            "--scope" => &mut auth.scope,
+            _ => {
+                let seconds = std::time::Duration::try_from_secs_f64(value.parse()?)?;
+                server = match flag.as_str() {
+                    "--grace" => server.grace_period(seconds),
+                    "--drain" => server.drain(seconds),
+                    "--header-timeout" => server.header_read_timeout(seconds),
+                    _ => anyhow::bail!(USAGE),
+                };
+                continue;
+            }
         };
+        *setting = Some(value.clone());
+    }
+    if let Some(auth) = auth.resource_server()? {
+        server = server.auth(auth);
     }
     eprintln!("serving http://{addr}/mcp");
     server.serve_http(addr.clone()).await?;

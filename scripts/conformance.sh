@@ -18,15 +18,10 @@ cd "$(dirname "$0")/.."
 
 SUITE_VERSION="0.2.0-alpha.12"
 TOOLS="$PWD/.tools"
-NODE_DIR="$TOOLS/node22"
 SUITE_DIR="$TOOLS/conformance"
 OUT_DIR="${CONFORMANCE_OUT:-target/conformance}"
 
-if [ ! -x "$NODE_DIR/node_modules/.bin/node" ]; then
-  echo "== installing node@22 into $NODE_DIR"
-  npm install --silent --prefix "$NODE_DIR" node@22
-fi
-export PATH="$NODE_DIR/node_modules/.bin:$PATH"
+export PATH="$(scripts/node22.sh):$PATH"
 echo "node $(node --version)"
 
 if [ ! -x "$SUITE_DIR/node_modules/.bin/conformance" ] \

@@ -2,11 +2,13 @@
 //! confirmation, and the scripted user that answers it; `http` is the raw HTTP client,
 //! `process` starts and guards child processes, `redis` runs a real redis-server, `snapshot`
 //! compares generated JSON with committed files, `tls` makes certificates and serves over
-//! HTTPS, `proxy` is an HTTP proxy that counts what it forwards.
+//! HTTPS, `proxy` is an HTTP proxy that counts what it forwards, `tls_front` is nginx
+//! terminating TLS, `oauth_server` a real authorization server (oidc-provider).
 
 #[cfg(feature = "http")]
 pub mod http;
 pub mod log;
+pub mod oauth_server;
 pub mod process;
 #[cfg(feature = "tls")]
 pub mod proxy;
@@ -14,6 +16,8 @@ pub mod redis;
 pub mod snapshot;
 #[cfg(feature = "tls")]
 pub mod tls;
+#[cfg(feature = "tls")]
+pub mod tls_front;
 pub mod wire;
 
 use mcp::Elicit;

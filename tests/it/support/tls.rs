@@ -13,7 +13,7 @@ use mcp::transport::http::axum::extract::{Request, State};
 use mcp::transport::http::axum::http::Version;
 use mcp::transport::http::axum::middleware::{self, Next};
 use mcp::transport::http::axum::response::Response;
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+use rcgen::{BasicConstraints, Certificate, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
@@ -40,13 +40,19 @@ impl TestCa {
         }
     }
 
-    /// A server's TLS configuration: a certificate this CA signs for 127.0.0.1 and
-    /// localhost, and `alpn` offered, in order of preference.
-    pub fn server_config(&self, alpn: &[&[u8]]) -> Arc<ServerConfig> {
+    /// A certificate this CA signs for 127.0.0.1 and localhost, with its key.
+    pub fn server_certificate(&self) -> (Certificate, KeyPair) {
         let key = KeyPair::generate().expect("a key");
         let names = vec!["127.0.0.1".to_owned(), "localhost".to_owned()];
         let params = CertificateParams::new(names).expect("server parameters");
         let certificate = params.signed_by(&key, &self.issuer).expect("signed");
+        (certificate, key)
+    }
+
+    /// A server's TLS configuration: a certificate this CA signs for 127.0.0.1 and
+    /// localhost, and `alpn` offered, in order of preference.
+    pub fn server_config(&self, alpn: &[&[u8]]) -> Arc<ServerConfig> {
+        let (certificate, key) = self.server_certificate();
         // ring, as the client uses; rustls deprecates it only for lacking post-quantum groups.
         #[allow(deprecated)]
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
