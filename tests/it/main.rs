@@ -16,6 +16,7 @@ mod client_capabilities;
 mod client_listen;
 mod client_oauth;
 mod client_oauth_dpop;
+mod client_oauth_loopback;
 mod client_progress;
 mod client_rounds;
 mod client_server;

@@ -1,7 +1,8 @@
 //! The whole way to a protected server, with nothing of ours in between that a user would not
 //! have: our client authorizes through OAuth at a real authorization server (oidc-provider, a
 //! Node process: discovery, dynamic registration, PKCE, resource indicators, ES256 JWT access
-//! tokens), reaches the provisioner example behind a real nginx over https (HTTP/2), and runs
+//! tokens bound by DPoP), the user signing in through a browser (a script) that comes back to
+//! the client's loopback listener, reaches the provisioner example behind a real nginx over https (HTTP/2), and runs
 //! its multi-round exchange. A second user, signed in on the same authorization server, cannot
 //! finish the first user's round: the sealed `requestState` is bound to who started it.
 //!
@@ -11,12 +12,13 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use mcp::Outcome;
 use mcp::client::Client;
-use mcp::client::auth::{AuthError, AuthorizationResponse, Authorize, FileTokenStore, OAuth, Url};
+use mcp::client::auth::{Authorize, FileTokenStore, LoopbackAuthorize, OAuth};
 use mcp::protocol::{ElicitParams, ElicitResult, Implementation};
-use mcp::transport::http_client::{self, AuthorizationFuture};
+use mcp::transport::http_client;
 use serde_json::json;
 
 use crate::support::oauth_server::OAuthServer;
@@ -24,43 +26,26 @@ use crate::support::process::{ChildGuard, example, free_port, root};
 use crate::support::tls::TestCa;
 use crate::support::tls_front::{TempDir, TlsFront, server_pem_files};
 
-/// The person at the browser: signs in as `user` on the authorization server's page
-/// (`tests/oauth_server/sign_in.py`, a cookie-keeping user agent that trusts the test's CA).
-struct SignIn {
-    user: &'static str,
-    ca_file: PathBuf,
-}
-
-const REDIRECT_URI: &str = "http://127.0.0.1:8976/callback";
-
-impl Authorize for SignIn {
-    fn redirect_uri(&self) -> &str {
-        REDIRECT_URI
-    }
-
-    fn authorize<'a>(
-        &'a self,
-        url: &'a Url,
-    ) -> AuthorizationFuture<'a, Result<AuthorizationResponse, AuthError>> {
-        Box::pin(async move {
-            let output = tokio::process::Command::new("python3")
-                .arg(root().join("tests/oauth_server/sign_in.py"))
-                .arg(url.as_str())
-                .arg(self.user)
-                .arg(&self.ca_file)
-                .arg(REDIRECT_URI)
-                .output()
-                .await
-                .expect("run sign_in.py");
-            assert!(
-                output.status.success(),
-                "signing in failed: {}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            let redirect = String::from_utf8_lossy(&output.stdout).trim().to_owned();
-            AuthorizationResponse::from_redirect(&Url::parse(&redirect).expect("a redirect URL"))
-        })
-    }
+/// The user's step as a desktop client takes it: `LoopbackAuthorize` listens on 127.0.0.1 and
+/// "opens the browser", which here is `tests/oauth_server/sign_in.py`, a cookie-keeping user
+/// agent that trusts the test's CA, signs in as `user` and follows the redirect back.
+fn sign_in(user: &'static str, ca_file: PathBuf) -> LoopbackAuthorize {
+    let authorize = LoopbackAuthorize::new()
+        .expect("a loopback listener")
+        .sign_in_time(Duration::from_secs(30));
+    let redirect_uri = authorize.redirect_uri().to_owned();
+    authorize.open_with(move |url| {
+        let mut browser = Command::new("python3")
+            .arg(root().join("tests/oauth_server/sign_in.py"))
+            .arg(url.as_str())
+            .arg(user)
+            .arg(&ca_file)
+            .arg(&redirect_uri)
+            .stdout(Stdio::null())
+            .spawn()?;
+        std::thread::spawn(move || browser.wait());
+        Ok(())
+    })
 }
 
 /// The provisioner's user: Ireland, and yes.
@@ -76,13 +61,10 @@ fn answer(question: &ElicitParams) -> ElicitResult {
 /// A client of `resource` that signs in as `user` when the server first refuses it, and
 /// keeps its grant in `dir/<user>-tokens.json`.
 fn client(resource: &str, ca: &TestCa, dir: &Path, user: &'static str) -> Client {
-    let oauth = OAuth::builder(SignIn {
-        user,
-        ca_file: dir.join("ca.pem"),
-    })
-    .client_name(format!("e2e client of {user}"))
-    .token_store(FileTokenStore::new(dir.join(format!("{user}-tokens.json"))))
-    .build();
+    let oauth = OAuth::builder(sign_in(user, dir.join("ca.pem")))
+        .client_name(format!("e2e client of {user}"))
+        .token_store(FileTokenStore::new(dir.join(format!("{user}-tokens.json"))))
+        .build();
     let duplex = http_client::Builder::new(resource)
         .add_root_certificate_pem(ca.pem.as_bytes())
         .expect("the test CA")

@@ -1,7 +1,7 @@
 """The person at the browser, for the end-to-end OAuth test: opens the authorization URL,
-signs in on the authorization server's page as the named user, and prints the URL the
-server finally redirects to (the client's redirect URI, with the code). Keeps cookies as a
-browser does; trusts the test's CA; follows no redirect past the client's.
+signs in on the authorization server's page as the named user, and follows the server's
+redirect back to the client's redirect URI (its loopback listener), as a browser does. Keeps
+cookies; trusts the test's CA.
 
 usage: sign_in.py AUTHORIZATION_URL USER CA_FILE REDIRECT_URI
 """
@@ -42,7 +42,8 @@ def main():
     for _ in range(10):
         url = visit(method, url)
         if url.startswith(redirect_uri):
-            print(url)
+            with browser.open(url) as delivered:
+                print(f"redirected to the client: HTTP {delivered.status}")
             return
         if "/interaction/" in urllib.parse.urlparse(url).path:
             url, method = f"{url}?user={user}", "POST"

@@ -36,6 +36,18 @@ pub fn example(name: &str) -> PathBuf {
     dir.join("examples").join(name)
 }
 
+/// Where the system program `name` is installed: on `PATH`, or in the directories Debian
+/// packages put daemons in (`/usr/sbin` is not on every user's `PATH`).
+pub fn installed(name: &str) -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>());
+    on_path
+        .chain(["/usr/bin", "/usr/sbin", "/sbin"].map(PathBuf::from))
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
+}
+
 /// A loopback port that nothing listens on: the kernel picks it for a socket closed at once.
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

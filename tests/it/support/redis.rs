@@ -9,22 +9,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::process::{ChildGuard, free_port};
+use super::process::{ChildGuard, free_port, installed};
 
 /// A running `redis-server`.
 pub struct RedisServer {
     child: ChildGuard,
     port: u16,
-}
-
-fn binary() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>());
-    on_path
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/sbin")])
-        .map(|dir| dir.join("redis-server"))
-        .find(|candidate| candidate.is_file())
 }
 
 impl RedisServer {
@@ -36,7 +26,7 @@ impl RedisServer {
 
     /// Starts one on `port`, as [`RedisServer::start`] does.
     pub fn start_on(port: u16) -> Option<Self> {
-        let Some(binary) = binary() else {
+        let Some(binary) = installed("redis-server") else {
             assert!(
                 std::env::var_os("CI").is_none(),
                 "CI is set but redis-server is not installed (apt-get install redis-server)"
@@ -148,7 +138,7 @@ pub struct StoppedRedis {
 impl StoppedRedis {
     /// Starts a new server on the same port.
     pub fn restart(self) -> RedisServer {
-        let binary = binary().expect("redis-server ran a moment ago");
+        let binary = installed("redis-server").expect("redis-server ran a moment ago");
         RedisServer::start_with(&binary, self.port)
     }
 }

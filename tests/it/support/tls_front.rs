@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::process::{ChildGuard, free_port};
+use super::process::{ChildGuard, free_port, installed};
 use super::tls::TestCa;
 
 /// A running nginx in front of one upstream.
@@ -17,22 +17,12 @@ pub struct TlsFront {
     _dir: TempDir,
 }
 
-fn binary() -> Option<PathBuf> {
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>());
-    on_path
-        .chain([PathBuf::from("/usr/sbin"), PathBuf::from("/sbin")])
-        .map(|dir| dir.join("nginx"))
-        .find(|candidate| candidate.is_file())
-}
-
 impl TlsFront {
     /// Serves `https://127.0.0.1:<port>` with the PEM `cert` (chain) and `key`, passing every
     /// request to `http://127.0.0.1:<upstream>`. `None` (after saying why) when nginx is not
     /// installed and `CI` is not set.
     pub fn start(upstream: u16, cert: &Path, key: &Path) -> Option<Self> {
-        let Some(nginx) = binary() else {
+        let Some(nginx) = installed("nginx") else {
             assert!(
                 std::env::var_os("CI").is_none(),
                 "CI is set but nginx is not installed (apt-get install nginx)"

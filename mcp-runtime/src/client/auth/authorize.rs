@@ -1,10 +1,10 @@
 //! The user's part of the flow: someone (a browser, a test, an automated approver) visits the
 //! authorization URL, and the authorization server redirects back with a code.
 //!
-//! [`HeadlessAuthorize`] follows the URL itself and reads the redirect, for authorization
-//! servers that approve without a user (tests, conformance, pre-consented clients). A loopback
-//! implementation that opens the user's browser and listens on `127.0.0.1` for the redirect is
-//! not written yet; implement [`Authorize`] for it until it is.
+//! [`LoopbackAuthorize`](super::LoopbackAuthorize) opens the user's browser and receives the
+//! redirect on `127.0.0.1`; [`HeadlessAuthorize`] follows the URL itself and reads the
+//! redirect, for authorization servers that approve without a user (tests, conformance,
+//! pre-consented clients).
 
 use std::fmt;
 use std::sync::OnceLock;

@@ -15,8 +15,9 @@
 //!    Registration; a different authorization server means a new identity;
 //! 3. the authorization code grant with PKCE (S256), `state`, the RFC 8707 `resource` and the
 //!    scopes the challenge names (else those the metadata lists, else none), plus
-//!    `offline_access` where offered; the user's step is an [`Authorize`], and the redirect's
-//!    `iss` is checked (RFC 9207);
+//!    `offline_access` where offered; the user's step is an [`Authorize`] (the user's browser
+//!    and a loopback redirect with [`LoopbackAuthorize`]), and the redirect's `iss` is checked
+//!    (RFC 9207);
 //! 4. the code exchange, authenticating as the registration says (`client_secret_basic`,
 //!    `client_secret_post`, `private_key_jwt` or `none`).
 //!
@@ -62,12 +63,14 @@ mod dpop;
 mod flow;
 mod http;
 mod jws;
+mod loopback;
 mod oauth;
 mod registration;
 mod store;
 mod tokens;
 
 pub use authorize::{AuthorizationResponse, Authorize, HeadlessAuthorize};
+pub use loopback::{DEFAULT_SIGN_IN_TIME, LoopbackAuthorize};
 pub use oauth::{OAuth, OAuthBuilder};
 pub use store::{FileTokenStore, MemoryTokenStore, StoreError, TokenStore};
 pub use tokens::{ClientCredentials, Grant, Registration, TokenEndpointAuth, Tokens};
