@@ -159,6 +159,24 @@ async fn run(scenario: &str, url: &str) -> anyhow::Result<()> {
                 .await?;
         }
         "sep-2322-client-request-state" => request_state(&client).await?,
+        // The server reads back the focal tool's inputSchema as this client holds it: every
+        // JSON Schema 2020-12 keyword must have survived the client's model of a tool.
+        "json-schema-2020-12-preservation" => {
+            let focal = tools(&client)
+                .await?
+                .into_iter()
+                .find(|tool| tool.name == "json_schema_2020_12_tool")
+                .context("no json_schema_2020_12_tool")?;
+            let schema = serde_json::to_value(&focal.input_schema)?;
+            client
+                .call_tool_once(
+                    "json_schema_echo",
+                    Some(json!({"schema": schema})),
+                    None,
+                    None,
+                )
+                .await?;
+        }
         // Every request must get through: a failed authorization fails the run (the
         // scenarios that expect a refusal accept the exit code).
         auth if auth.starts_with("auth/") => {
