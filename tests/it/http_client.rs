@@ -7,7 +7,8 @@
 use mcp::client::Client;
 use mcp::protocol::{ElicitParams, Implementation};
 use mcp::transport::http::HttpTransport;
-use mcp::transport::http_client;
+use mcp::transport::http::axum::http::Method;
+use mcp::transport::http_client::{self, Authorization, AuthorizationFuture, Credentials, Refusal};
 use mcp::{Context, McpServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -159,9 +160,13 @@ async fn header_arguments_travel_as_mcp_param_headers() {
 }
 
 /// A hand-written 2025-11-25 server: `initialize` opens session `s1`, other POSTs get `202`,
-/// and the first `refusals` GETs get `409` (as while the server still holds a stream it has not
-/// seen die) before one gets a stream carrying a tools `list_changed`.
-async fn conflicted_server(refusals: usize) -> String {
+/// and the first `refusals` GETs get `refusal` (a status line and headers: `409`, as while the
+/// server still holds a stream it has not seen die, or a `401`) before one gets a stream
+/// carrying a tools `list_changed`. Also hands over the head of every GET (lower-cased).
+async fn conflicted_server(
+    refusals: usize,
+    refusal: &'static str,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -169,9 +174,11 @@ async fn conflicted_server(refusals: usize) -> String {
         .expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
     let gets = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let heads = std::sync::Arc::<std::sync::Mutex<Vec<String>>>::default();
+    let seen_heads = heads.clone();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
-            let gets = gets.clone();
+            let (gets, heads) = (gets.clone(), heads.clone());
             tokio::spawn(async move {
                 let mut seen = Vec::new();
                 let mut buf = [0u8; 4096];
@@ -200,8 +207,9 @@ async fn conflicted_server(refusals: usize) -> String {
                 }
                 let body = String::from_utf8_lossy(&seen[head_end..]).into_owned();
                 let reply = if head.starts_with("get ") {
+                    heads.lock().expect("not poisoned").push(head.clone());
                     if gets.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < refusals {
-                        "HTTP/1.1 409 Conflict\r\ncontent-length: 0\r\n\r\n".to_owned()
+                        format!("{refusal}\r\ncontent-length: 0\r\n\r\n")
                     } else {
                         let note =
                             r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
@@ -230,12 +238,12 @@ async fn conflicted_server(refusals: usize) -> String {
             });
         }
     });
-    url
+    (url, seen_heads)
 }
 
 #[tokio::test]
 async fn the_standing_stream_tries_again_while_the_server_still_holds_the_old_one() {
-    let url = conflicted_server(2).await;
+    let (url, _) = conflicted_server(2, "HTTP/1.1 409 Conflict").await;
     let client = client(&url);
     let mut notifications = client.notifications().expect("the receiver");
     client.initialize().await.expect("a 2025-11-25 session");
@@ -244,4 +252,54 @@ async fn the_standing_stream_tries_again_while_the_server_still_holds_the_old_on
         .expect("the stream opened after two 409s")
         .expect("a notification");
     assert_eq!(note.method, "notifications/tools/list_changed");
+}
+
+/// Credentials that change each time the server refuses them: `t0`, then `t1`, and so on.
+#[derive(Default)]
+struct Rotating(std::sync::atomic::AtomicUsize);
+
+impl Authorization for Rotating {
+    fn credentials<'a>(
+        &'a self,
+        _endpoint: &'a str,
+        _method: &'a Method,
+        _url: &'a str,
+    ) -> AuthorizationFuture<'a, Option<Credentials>> {
+        let n = self.0.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { Some(Credentials::bearer(format!("t{n}"))) })
+    }
+
+    fn refused<'a>(
+        &'a self,
+        _endpoint: &'a str,
+        _refusal: Refusal<'a>,
+    ) -> AuthorizationFuture<'a, Result<(), mcp::BoxError>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[tokio::test]
+async fn a_refused_standing_stream_authorizes_again_and_reopens() {
+    let (url, heads) = conflicted_server(
+        1,
+        "HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer error=\"invalid_token\"",
+    )
+    .await;
+    let duplex = http_client::Builder::new(&url)
+        .auth(Rotating::default())
+        .connect()
+        .expect("an http URL");
+    let client = Client::builder(Implementation::new("test-client", "1.0.0")).connect(duplex);
+    let mut notifications = client.notifications().expect("the receiver");
+    client.initialize().await.expect("a 2025-11-25 session");
+    let note = tokio::time::timeout(std::time::Duration::from_secs(10), notifications.recv())
+        .await
+        .expect("the stream reopened with new credentials")
+        .expect("a notification");
+    assert_eq!(note.method, "notifications/tools/list_changed");
+    let heads = heads.lock().expect("not poisoned").clone();
+    assert_eq!(heads.len(), 2, "{heads:?}");
+    assert!(heads[0].contains("authorization: bearer t0"), "{heads:?}");
+    assert!(heads[1].contains("authorization: bearer t1"), "{heads:?}");
 }

@@ -40,9 +40,9 @@ pub trait Authorization: Send + Sync + 'static {
         refusal: Refusal<'a>,
     ) -> AuthorizationFuture<'a, Result<(), BoxError>>;
 
-    /// The headers of an answer from `endpoint` to a POST, refusal or not, before anything
-    /// else looks at it: where a server hands out what the next request must carry (a
-    /// `DPoP-Nonce`). Nothing by default.
+    /// The headers of an answer from `endpoint` (to a POST or a GET), refusal or not, before
+    /// anything else looks at it: where a server hands out what the next request must carry
+    /// (a `DPoP-Nonce`). Nothing by default.
     fn answered(&self, endpoint: &str, headers: &HeaderMap) {
         let _ = (endpoint, headers);
     }
@@ -225,18 +225,6 @@ pub(super) async fn send(
         auth.refused(&target, refusal)
             .await
             .map_err(|e| format!("authorization failed: {e}"))?;
-    }
-}
-
-/// The credential headers of a GET, when the endpoint has credentials.
-pub(super) async fn headers(endpoint: &Endpoint) -> Result<Vec<(HeaderName, HeaderValue)>, String> {
-    let Some(auth) = &endpoint.auth else {
-        return Ok(Vec::new());
-    };
-    let target = endpoint.uri.to_string();
-    match auth.credentials(&target, &Method::GET, &target).await {
-        Some(credentials) => credentials.headers(),
-        None => Ok(Vec::new()),
     }
 }
 

@@ -245,13 +245,11 @@ async fn get(
     if let Some(id) = last_id {
         request = request.header("last-event-id", header_value(id));
     }
-    for (name, value) in authorized::headers(endpoint).await? {
-        request = request.header(name, value);
-    }
     let request = request
         .body(Full::new(Bytes::new()))
         .map_err(|e| e.to_string())?;
-    endpoint.stack.send(request).await
+    // A stream outlives tokens: a refused GET authorizes again, as a refused POST does.
+    authorized::send(endpoint, request).await
 }
 
 /// How many `409 Conflict` answers in a row the standing GET stream takes before giving up.
