@@ -32,7 +32,16 @@ const MAX_IDLE_PER_HOST: usize = 8;
 /// authorization fetches (metadata, registration, tokens) goes out the way the endpoint's own
 /// requests do.
 #[derive(Clone, Debug)]
-pub struct HttpConnections(pub(crate) HttpStack);
+pub struct HttpConnections(
+    #[cfg_attr(
+        not(feature = "oauth"),
+        expect(
+            dead_code,
+            reason = "only the crate's OAuth client fetches through them"
+        )
+    )]
+    pub(crate) HttpStack,
+);
 
 /// A pooled HTTP client with the options of a [`Builder`]: its CAs, proxies, timeouts. Cheap
 /// to clone; the clones share the connections.
