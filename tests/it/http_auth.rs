@@ -12,10 +12,9 @@ use mcp::transport::http::HttpTransport;
 use mcp::{Context, McpServer};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
 
 use crate::support;
-use crate::support::http::{Flags, Reply, Running, meta, read_within};
+use crate::support::http::{Reply, Running, meta, read_within};
 
 const SECRET: &[u8] = b"a-test-only-hmac-secret-of-32-bytes+";
 const ISSUER: &str = "https://auth.example.com";
@@ -68,14 +67,7 @@ impl Protected {
             .build()
             .expect("valid server");
         let transport = adjust(HttpTransport::new(server).auth(configure(&resource)));
-        let stop = CancellationToken::new();
-        let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-        let running = Running {
-            addr,
-            stop,
-            task,
-            flags: Flags::default(),
-        };
+        let running = Running::on(listener, transport);
         Self { running, resource }
     }
 

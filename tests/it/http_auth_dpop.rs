@@ -20,9 +20,8 @@ use p256::pkcs8::EncodePrivateKey;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
-use tokio_util::sync::CancellationToken;
 
-use crate::support::http::{Flags, Reply, Running, meta};
+use crate::support::http::{Reply, Running, meta};
 use crate::support::log::CapturedLog;
 
 const SECRET: &[u8] = b"a-test-only-hmac-secret-of-32-bytes+";
@@ -136,14 +135,7 @@ impl Endpoint {
             .build()
             .expect("valid server");
         let transport = HttpTransport::new(server).auth(configure(auth));
-        let stop = CancellationToken::new();
-        let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
-        let running = Running {
-            addr,
-            stop,
-            task,
-            flags: Flags::default(),
-        };
+        let running = Running::on(listener, transport);
         Self { running, resource }
     }
 

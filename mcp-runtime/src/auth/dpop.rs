@@ -273,7 +273,7 @@ impl Dpop {
 }
 
 /// The `ath` of a proof made for `token`: base64url(SHA-256(token)) (RFC 9449 §4.2).
-fn token_hash(token: &str) -> String {
+pub(crate) fn token_hash(token: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()))
 }
 

@@ -24,10 +24,14 @@ mod resource_server;
 mod verifier;
 
 #[cfg(all(feature = "http", feature = "jwt"))]
+pub(crate) use dpop::token_hash;
+#[cfg(all(feature = "http", feature = "jwt"))]
 pub use dpop::{
     DEFAULT_DPOP_PROOF_AGE, DEFAULT_DPOP_REPLAY_CAPACITY, DpopNonces, DpopPolicy, DpopSettings,
     NonceSecretTooShort,
 };
+#[cfg(feature = "jwt")]
+pub(crate) use jwt::install_crypto_provider;
 #[cfg(feature = "jwt")]
 pub use jwt::{DEFAULT_LEEWAY, JwtAlgorithm, JwtKey, JwtKeyError, JwtVerifier};
 #[cfg(feature = "http")]

@@ -166,15 +166,24 @@ impl Running {
     pub async fn with(configure: impl FnOnce(HttpTransport) -> HttpTransport) -> Self {
         let flags = Flags::default();
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let transport = configure(HttpTransport::new(test_server(flags.clone())));
+        Self {
+            flags,
+            ..Self::on(listener, transport)
+        }
+    }
+
+    /// `transport` serving on `listener`, bound by a test that needed its address first (for
+    /// the resource URL of its authorization, say).
+    pub fn on(listener: TcpListener, transport: HttpTransport) -> Self {
         let addr = listener.local_addr().expect("addr");
         let stop = CancellationToken::new();
-        let transport = configure(HttpTransport::new(test_server(flags.clone())));
         let task = tokio::spawn(transport.serve(listener, stop.clone().cancelled_owned()));
         Self {
             addr,
             stop,
             task,
-            flags,
+            flags: Flags::default(),
         }
     }
 

@@ -69,7 +69,7 @@ impl AssertionKey {
             iss: client_id,
             sub: client_id,
             aud: issuer,
-            jti: jws::unique_id()?,
+            jti: jws::unique_id(),
             iat,
             exp: iat + LIFETIME_SECS,
         };

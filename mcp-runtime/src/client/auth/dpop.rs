@@ -9,15 +9,12 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Mutex;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hyper::HeaderMap;
 use jsonwebtoken::jwk::{Jwk, ThumbprintHash};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use p256::elliptic_curve::Generate as _;
 use p256::pkcs8::EncodePrivateKey as _;
 use serde::Serialize;
-use sha2::{Digest as _, Sha256};
 use url::Url;
 
 use crate::transport::http_client::lock;
@@ -74,7 +71,7 @@ impl DpopKey {
             .to_pkcs8_der()
             .map_err(|e| failed(format!("encoding the DPoP key: {e}")))?;
         let key = EncodingKey::from_ec_der(der.as_bytes());
-        jws::install_crypto_provider();
+        crate::auth::install_crypto_provider();
         let mut jwk = Jwk::from_encoding_key(&key, Algorithm::ES256)
             .map_err(|e| failed(format!("the DPoP key's JWK: {e}")))?;
         // The header names the algorithm already; the JWK is the bare public key.
@@ -112,11 +109,11 @@ impl DpopKey {
         htu.set_fragment(None);
         let nonce = self.nonce_of(&htu);
         let claims = Proof {
-            jti: jws::unique_id()?,
+            jti: jws::unique_id(),
             htm: method,
             htu: htu.as_str(),
             iat: jws::now(),
-            ath: access_token.map(|t| URL_SAFE_NO_PAD.encode(Sha256::digest(t.as_bytes()))),
+            ath: access_token.map(crate::auth::token_hash),
             nonce,
         };
         let mut header = Header::new(Algorithm::ES256);

@@ -5,7 +5,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use jsonwebtoken::crypto::CryptoProvider;
 use jsonwebtoken::{EncodingKey, Header};
 use serde::Serialize;
 
@@ -17,28 +16,17 @@ pub(crate) fn sign(
     claims: &impl Serialize,
     key: &EncodingKey,
 ) -> Result<String, AuthError> {
-    install_crypto_provider();
+    crate::auth::install_crypto_provider();
     jsonwebtoken::encode(header, claims, key).map_err(|e| AuthError::Signing {
         reason: e.to_string(),
     })
 }
 
-/// `jsonwebtoken` picks its crypto backend from its features, and finds none when an
-/// application also enables its other backend; naming ours explicitly works either way.
-pub(crate) fn install_crypto_provider() {
-    if CryptoProvider::try_get_default().is_none() {
-        // Losing the race to another installer is fine: a provider is installed either way.
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
-    }
-}
-
 /// A `jti`: 128 random bits, so a server that remembers the ones it saw never sees one twice.
-pub(crate) fn unique_id() -> Result<String, AuthError> {
+pub(crate) fn unique_id() -> String {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| AuthError::Signing {
-        reason: format!("no randomness for a jti: {e}"),
-    })?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
+    crate::state::fill_random(&mut bytes);
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Seconds since the Unix epoch, for `iat` and `exp`.
