@@ -17,8 +17,8 @@ pub use crate::resolve::{
 };
 pub use crate::server::macro_support::*;
 pub use crate::server::{
-    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptEntry, ResourceEntry,
-    StateKey, TaskSupport, ToolEntry,
+    Context, IntoPromptOutcome, IntoResourceOutcome, IntoToolOutcome, PromptEntry, RateLimit,
+    ResourceEntry, StateKey, TaskSupport, ToolEntry,
 };
 
 /// The decoders of network bytes that `fuzz/` drives directly, and the encoder one of them

@@ -101,7 +101,7 @@ pub fn string_list(meta: &ParseNestedMeta<'_>) -> syn::Result<Vec<LitStr>> {
     bracketed_strings(value, "a list of strings, e.g. `[\"48x48\", \"any\"]`")
 }
 
-fn bracketed_strings(input: ParseStream<'_>, expected: &str) -> syn::Result<Vec<LitStr>> {
+pub fn bracketed_strings(input: ParseStream<'_>, expected: &str) -> syn::Result<Vec<LitStr>> {
     if !input.peek(syn::token::Bracket) {
         return Err(input.error(format!("expected {expected}")));
     }

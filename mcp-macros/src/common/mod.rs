@@ -8,6 +8,7 @@ pub mod errors;
 pub mod naming;
 pub mod params;
 pub mod paths;
+pub mod policy;
 pub mod registration;
 pub mod resolve;
 pub mod types;

@@ -13,6 +13,7 @@ pub fn check(tool: &ToolFn, errors: &mut Errors) {
     check::signature(&tool.item.sig, "tool", errors);
     check_name(tool, errors);
     tool.describe.check(errors);
+    tool.policy.check(errors);
     check::params(&tool.params, errors);
     check::unique_names(&tool.params, errors);
     check::resolve_return(&tool.params, &tool.ret, errors);

@@ -104,6 +104,7 @@ pub fn generate(tool: &ToolFn) -> TokenStream {
         },
         &tool.paths,
     );
+    let entry = tool.policy.apply(entry, &tool.paths);
     quote! {
         #item
         #twin

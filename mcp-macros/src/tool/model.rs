@@ -7,6 +7,7 @@ use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
+use crate::common::policy::Policy;
 use crate::common::resolve::Plan;
 
 /// `#[mcp::tool]` on an `async fn`.
@@ -19,6 +20,8 @@ pub struct ToolFn {
     pub description: Docs,
     /// `icons` and `meta`.
     pub describe: Describe,
+    /// `scopes`, `timeout` and `rate_limit`.
+    pub policy: Policy,
     pub hints: Hints,
     /// `task = "…"` and `ask_before_task`.
     pub tasks: Tasks,

@@ -8,6 +8,7 @@ use crate::common::attrs::{Slot, flag, string, unknown_key};
 use crate::common::describe::Describe;
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
+use crate::common::policy::Policy;
 use crate::common::resolve::plan;
 
 use super::model::{Hints, Tasks, ToolFn};
@@ -24,6 +25,9 @@ const TOOL_KEYS: &[&str] = &[
     "open_world",
     "task",
     "ask_before_task",
+    "scopes",
+    "timeout",
+    "rate_limit",
     "crate",
 ];
 const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
@@ -33,6 +37,7 @@ const PARAM_KEYS: &[&str] = &["default", "rename", "header", "ask", "key"];
 pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> ToolFn {
     let mut naming = Naming::default();
     let mut describe = Describe::default();
+    let mut policy = Policy::default();
     let mut read_only = Slot::default();
     let mut destructive = Slot::default();
     let mut idempotent = Slot::default();
@@ -40,7 +45,10 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
     let mut task = Slot::default();
     let mut ask_before_task = Slot::default();
     let parser = syn::meta::parser(|meta| {
-        if naming.accept(&meta, errors)? || describe.accept(&meta, errors)? {
+        if naming.accept(&meta, errors)?
+            || describe.accept(&meta, errors)?
+            || policy.accept(&meta, errors)?
+        {
             return Ok(());
         }
         if meta.path.is_ident("task") {
@@ -75,6 +83,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> T
         title: naming.title.get().cloned(),
         paths: naming.paths(),
         describe,
+        policy,
         hints: Hints {
             read_only: read_only.into_inner(),
             destructive: destructive.into_inner(),

@@ -21,6 +21,14 @@ pub mod code {
     pub const INVALID_PARAMS: i32 = -32602;
     /// The server failed.
     pub const INTERNAL_ERROR: i32 = -32603;
+    /// The request took longer than a middleware timeout allows (the code the TypeScript
+    /// and Python SDKs use for a timed-out request).
+    pub const REQUEST_TIMEOUT: i32 = -32001;
+    /// The caller's access token lacks a scope the tool needs; `data.requiredScopes` names
+    /// them. Over HTTP the answer is `403` with an `insufficient_scope` challenge.
+    pub const INSUFFICIENT_SCOPE: i32 = -32003;
+    /// A middleware layer shed the request because the server is at its limit.
+    pub const SERVER_OVERLOADED: i32 = -32005;
     /// 2025-11-25 only: the resource does not exist (2026-07-28 says -32602 instead).
     pub const LEGACY_RESOURCE_NOT_FOUND: i32 = -32002;
     /// HTTP routing headers missing or not matching the body.
@@ -113,6 +121,32 @@ impl McpError {
     /// -32603: the server failed. Keep `detail` free of internals a client should not see.
     pub fn internal(detail: impl Into<Cow<'static, str>>) -> Self {
         Self::new(code::INTERNAL_ERROR, detail)
+    }
+
+    /// -32003: the caller's token lacks `required` scopes (all of them named, so a client
+    /// asks for every one in a single step-up authorization).
+    ///
+    /// ```
+    /// use mcp::protocol::McpError;
+    /// let e = McpError::insufficient_scope(&["notes:write".to_owned()]);
+    /// assert_eq!(e.code, -32003);
+    /// assert_eq!(e.required_scopes(), Some(vec!["notes:write"]));
+    /// ```
+    pub fn insufficient_scope(required: &[String]) -> Self {
+        Self::new(
+            code::INSUFFICIENT_SCOPE,
+            "The access token lacks a scope this request needs",
+        )
+        .with_data(json!({ "requiredScopes": required }))
+    }
+
+    /// The scopes an [`insufficient_scope`](Self::insufficient_scope) error names.
+    pub fn required_scopes(&self) -> Option<Vec<&str>> {
+        if self.code != code::INSUFFICIENT_SCOPE {
+            return None;
+        }
+        let scopes = self.data.as_ref()?.get("requiredScopes")?.as_array()?;
+        Some(scopes.iter().filter_map(Value::as_str).collect())
     }
 
     /// -32020: HTTP routing headers missing or disagreeing with the body.

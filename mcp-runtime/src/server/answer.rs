@@ -106,6 +106,8 @@ impl Exchange {
 pub struct Reply {
     line: String,
     error_code: Option<i32>,
+    /// The scopes an `insufficient_scope` error names: over HTTP, the step-up challenge's.
+    required_scopes: Option<Vec<String>>,
 }
 
 impl Reply {
@@ -115,6 +117,7 @@ impl Reply {
             Ok(line) => Self {
                 line,
                 error_code: None,
+                required_scopes: None,
             },
             Err(error) => Self::error(Some(id), &error),
         }
@@ -125,6 +128,9 @@ impl Reply {
         Self {
             line: error_line(id, error),
             error_code: Some(error.code),
+            required_scopes: error
+                .required_scopes()
+                .map(|scopes| scopes.into_iter().map(str::to_owned).collect()),
         }
     }
 
@@ -136,6 +142,12 @@ impl Reply {
     /// The JSON-RPC response, owned.
     pub fn into_line(self) -> String {
         self.line
+    }
+
+    /// The scopes the caller's token lacks, when the response refuses it for them.
+    #[cfg(feature = "http")]
+    pub(crate) fn take_required_scopes(&mut self) -> Option<Vec<String>> {
+        self.required_scopes.take()
     }
 
     /// The JSON-RPC error code, when the response is an error.

@@ -12,7 +12,7 @@ use crate::protocol::{
     ResourcesCapability, ServerCapabilities, Tool,
 };
 
-use crate::boxed::BoxFuture;
+use crate::boxed::{BoxError, BoxFuture};
 use crate::push::{LocalBus, NotificationBus};
 use crate::state::{RequestStateSecurity, StateBoundary};
 
@@ -25,6 +25,7 @@ use super::handlers::{Handler, erase};
 #[cfg(feature = "http")]
 use super::http_settings::HttpSettings;
 use super::listing::fixed_listing;
+use super::middleware::{McpRequest, McpResponse, McpService, Stack};
 use super::registry::LiveTables;
 use super::subscriptions::{self, ResourceExists};
 
@@ -93,6 +94,8 @@ pub struct ServerBuilder {
     pub(crate) bus: Arc<dyn NotificationBus>,
     /// The tables of an `McpServer`, which its handle may change while it runs.
     pub(crate) live: Option<Arc<LiveTables>>,
+    /// The middleware layers, stacked as they were added; `None` without any.
+    pub(crate) middleware: Option<Stack>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -136,6 +139,7 @@ impl ServerBuilder {
             app_state: AppState::default(),
             bus: Arc::new(LocalBus::new()),
             live: None,
+            middleware: None,
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }
@@ -406,6 +410,46 @@ impl ServerBuilder {
         Fut: Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
     {
         self.handlers.complete = Some(erase(f));
+        self
+    }
+
+    /// Wraps every MCP request in `layer`, an ordinary `tower` layer (a timeout, a
+    /// concurrency limit, an audit log), after the request is decoded and admitted and
+    /// before its handler runs; see [`McpRequest`] and [`McpResponse`] for what a layer sees,
+    /// and [`McpService`] for how a layer's errors reach the client.
+    ///
+    /// Each call wraps the layers added before it, so the last one added sees a request first.
+    /// A layer's service must be `Clone` (one clone serves each request): wrap one that is not
+    /// (tower's `RateLimit`) in a `tower::buffer::BufferLayer`. Without layers nothing is
+    /// boxed: the request goes straight to its handler.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::Implementation;
+    /// use mcp::server::{McpRequest, Server};
+    /// use tower::ServiceBuilder;
+    ///
+    /// let server = Server::builder(Implementation::new("audited", "1.0.0"))
+    ///     .layer(
+    ///         ServiceBuilder::new()
+    ///             .timeout(Duration::from_secs(30))
+    ///             .map_request(|request: McpRequest| {
+    ///                 tracing::info!(method = request.method(), target = request.target(), "call");
+    ///                 request
+    ///             }),
+    ///     )
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn layer<L, S>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<McpService, Service = S>,
+        S: tower::Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        self.middleware = Some(Stack::wrap(self.middleware.take(), layer));
         self
     }
 

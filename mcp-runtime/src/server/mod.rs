@@ -21,6 +21,7 @@ mod lifecycle;
 mod listen;
 mod listen_tasks;
 mod listing;
+mod middleware;
 pub(crate) mod preread;
 pub(crate) mod refusal;
 pub(crate) mod registry;
@@ -50,12 +51,13 @@ pub use handle::{ChangeError, ServerHandle};
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
 pub use listen_tasks::MAX_LISTENED_TASKS;
+pub use middleware::{McpRequest, McpResponse, McpService};
 pub(crate) use listen_tasks::TaskReader;
 pub(crate) use listing::ListPage;
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
-    IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, ResourceCall,
-    ResourceEntry, TaskSupport, ToolCall, ToolEntry,
+    IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, RateLimit,
+    ResourceCall, ResourceEntry, TaskSupport, ToolCall, ToolEntry,
 };
 pub(crate) use registry::{ToolRun, macro_support};
 pub use subscriptions::MAX_SUBSCRIBED_URI;
@@ -97,6 +99,8 @@ struct Inner {
     roots_list_changed: Option<NotificationHook>,
     #[cfg(feature = "http")]
     http: HttpSettings,
+    /// The middleware every request goes through; `None` (no boxing) without any.
+    middleware: Option<middleware::Stack>,
     /// `server/discover`'s own cache hint, if it has one.
     discover_cache: Option<CacheHint>,
     /// What results on each wire are filled in with.
@@ -146,6 +150,7 @@ impl Server {
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
                 http: b.http,
+                middleware: b.middleware,
                 discover_cache: b.cache_hints.discover,
                 on_2026,
                 on_2025,

@@ -15,6 +15,7 @@ use super::context::Context;
 use super::extension::ExtendedOutcome;
 use super::gate::{GateInput, StateField, admit};
 use super::handlers::Handler;
+use super::middleware::{McpRequest, Pending, Stack};
 use super::refusal;
 use super::sealing::MultiRoundParams;
 
@@ -23,25 +24,57 @@ impl Server {
     pub(super) async fn route(
         &self,
         request: RawRequest,
-        exchange: Exchange,
+        mut exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
-        let outcome = self
-            .dispatch(&id, &method, params.as_deref(), exchange)
-            .await;
+        let outcome = match &self.inner.middleware {
+            None => match self.admit_request(&id, &method, params.as_deref(), &mut exchange) {
+                Ok((ctx, state)) => {
+                    let params = params.as_deref();
+                    self.routed(&id, &method, params, exchange, ctx, state)
+                        .await
+                }
+                Err(error) => Err(error),
+            },
+            Some(stack) => {
+                self.through_middleware(stack, id, method.clone(), params, exchange)
+                    .await
+            }
+        };
         if let Err(error) = &outcome {
             refusal::rpc(Some(&method), error);
         }
         outcome
     }
 
-    async fn dispatch(
+    /// A request through the server's middleware, which stands between its admission and its
+    /// handler.
+    async fn through_middleware(
+        &self,
+        stack: &Stack,
+        id: RequestId,
+        method: String,
+        params: Option<Box<RawValue>>,
+        mut exchange: Exchange,
+    ) -> Result<String, McpError> {
+        let (ctx, state) = self.admit_request(&id, &method, params.as_deref(), &mut exchange)?;
+        let pending = Pending {
+            server: self.clone(),
+            exchange,
+            ctx,
+            state,
+        };
+        stack.call(McpRequest::new(id, method, params, pending)).await
+    }
+
+    /// The gate's verdict on a request: its context, and the `requestState` it carries.
+    fn admit_request(
         &self,
         id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
-        mut exchange: Exchange,
-    ) -> Result<String, McpError> {
+        exchange: &mut Exchange,
+    ) -> Result<(Context, StateField), McpError> {
         if method.starts_with("notifications/") {
             return Err(McpError::invalid_request(format!(
                 "{method} is a notification and must not carry an id"
@@ -52,8 +85,20 @@ impl Server {
             None => GateInput::read(params)?,
         };
         let (admitted, state) = admit(method, input, &exchange.connection)?;
-        let generation = admitted.generation;
-        let ctx = Context::new(id.clone(), admitted, &exchange, self);
+        Ok((Context::new(id.clone(), admitted, exchange, self), state))
+    }
+
+    /// An admitted request, routed by method to its handler.
+    pub(super) async fn routed(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        exchange: Exchange,
+        ctx: Context,
+        state: StateField,
+    ) -> Result<String, McpError> {
+        let generation = ctx.generation();
         let h = &self.inner.handlers;
         match method {
             methods::INITIALIZE => self.initialize(id, params, &exchange.connection),

@@ -17,7 +17,10 @@ use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
 use super::tools::{TaskSupport, ToolEntry};
 use crate::server::tasks::TaskRuntime;
-use crate::server::{BuildError, Context, Extension, Server, ServerBuilder};
+use crate::boxed::BoxError;
+use crate::server::{
+    BuildError, Context, Extension, McpRequest, McpResponse, McpService, Server, ServerBuilder,
+};
 use crate::tasks::Tasks;
 
 /// A server assembled from `#[mcp::tool]` functions (registered with `mcp::tools![…]`; see the
@@ -184,6 +187,33 @@ impl McpServer {
     /// ```
     pub fn extension(mut self, extension: Extension) -> Self {
         self.builder = self.builder.extension(extension);
+        self
+    }
+
+    /// Wraps every MCP request in `layer`, an ordinary `tower` layer (see
+    /// [`ServerBuilder::layer`], which this is).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::server::McpServer;
+    /// use tower::limit::ConcurrencyLimitLayer;
+    /// use tower::timeout::TimeoutLayer;
+    ///
+    /// let server = McpServer::new("guarded")
+    ///     .layer(TimeoutLayer::new(Duration::from_secs(60)))
+    ///     .layer(ConcurrencyLimitLayer::new(32))
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn layer<L, S>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<McpService, Service = S>,
+        S: tower::Service<McpRequest, Response = McpResponse> + Clone + Send + Sync + 'static,
+        S::Error: Into<BoxError>,
+        S::Future: Send + 'static,
+    {
+        self.builder = self.builder.layer(layer);
         self
     }
 

@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::boxed::BoxFuture;
 use crate::protocol::{
-    CacheHint, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
+    CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
     McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate, TASKS_EXTENSION, Tool,
     paginate,
 };
@@ -18,21 +19,42 @@ use crate::server::{Context, ExtendedOutcome, ListPage, ServerBuilder};
 
 use super::completion::{CompleteCall, Completions, Owner};
 use super::live::LiveTables;
+use super::policy::{ToolPolicy, timed_out};
 use super::prompts::{PromptCall, PromptEntry};
 use super::resources::{Listing, ResourceEntry};
 use super::tools::{TaskSupport, ToolCall, ToolEntry};
 
 /// How a call of one tool runs: its function and what the runtime does around it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct ToolRun {
     pub call: ToolCall,
     /// Its structured output is a non-object wrapped as `{"result": …}`.
     pub wraps_output: bool,
     pub task: TaskSupport,
     pub ask_before_task: bool,
+    pub policy: Option<Arc<ToolPolicy>>,
 }
 
 impl ToolRun {
+    /// One round of the function, ended with a tool error when it outlasts the tool's
+    /// timeout (its future dropped then).
+    pub fn invoke(&self, ctx: Context, params: CallToolParams) -> ToolFuture {
+        let Some(limit) = self.policy.as_ref().and_then(|p| p.timeout) else {
+            return (self.call)(ctx, params);
+        };
+        let name = params.name.clone();
+        let call = (self.call)(ctx, params);
+        Box::pin(async move {
+            match tokio::time::timeout(limit, call).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    tracing::info!(tool = %name, ?limit, "a tool round ran out of time");
+                    Ok(Outcome::Complete(timed_out(&name, limit)))
+                }
+            }
+        })
+    }
+
     /// What the function answered, as the client gets it.
     pub fn finish(&self, outcome: Outcome<CallToolResult>) -> Outcome<CallToolResult> {
         match outcome {
@@ -50,6 +72,9 @@ impl ToolRun {
         }
     }
 }
+
+/// One round of a tool's function.
+pub(crate) type ToolFuture = BoxFuture<Result<Outcome<CallToolResult>, McpError>>;
 
 /// One consistent state of the registry: the entries, and the listings and dispatch tables
 /// computed from them. Never changed once built; a change builds a new one.
@@ -98,6 +123,7 @@ impl Tables {
                     wraps_output: e.wraps_output,
                     task: e.task,
                     ask_before_task: e.ask_before_task,
+                    policy: e.policy.clone(),
                 };
                 (e.tool.name.clone(), run)
             })
@@ -243,7 +269,7 @@ pub(super) fn install(
     let tables = live.clone();
     builder = builder.on_call_tool(move |ctx, params| {
         // Copied out, so the call runs with the function it started with whatever changes.
-        let found = tables.read().tool_calls.get(&params.name).copied();
+        let found = tables.read().tool_calls.get(&params.name).cloned();
         let tasks = tasks.clone();
         async move {
             let Some(run) = found else {
@@ -252,6 +278,12 @@ pub(super) fn install(
                     params.name
                 )));
             };
+            if let Some(policy) = &run.policy {
+                let first_round = params.request_state.is_none();
+                if let Some(refused) = policy.admit(&ctx, &params.name, first_round)? {
+                    return Ok(ExtendedOutcome::from(Outcome::Complete(refused)));
+                }
+            }
             if run.task != TaskSupport::Forbidden {
                 let declared = ctx.client_extension(TASKS_EXTENSION).is_some();
                 match (&tasks, declared) {
@@ -265,7 +297,7 @@ pub(super) fn install(
                     _ => {}
                 }
             }
-            let outcome = (run.call)(ctx, params).await?;
+            let outcome = run.invoke(ctx, params).await?;
             Ok(ExtendedOutcome::from(run.finish(outcome)))
         }
     });

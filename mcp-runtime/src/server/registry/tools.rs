@@ -1,6 +1,7 @@
 //! A tool as the macros describe it: its listing and the function that answers a call.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -11,6 +12,7 @@ use crate::protocol::{
 use crate::server::{Context, StateKey};
 
 use super::describe::{IconInfo, icons};
+use super::policy::{RateLimit, ToolPolicy};
 use super::schema::OutputSchema;
 
 /// What answers a call of one tool.
@@ -74,6 +76,8 @@ pub struct ToolEntry {
     pub(crate) requires: Vec<StateKey>,
     pub(crate) task: TaskSupport,
     pub(crate) ask_before_task: bool,
+    /// Scopes, timeout, rate limit; `None` when it has none of them.
+    pub(crate) policy: Option<Arc<ToolPolicy>>,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -107,6 +111,7 @@ impl ToolEntry {
             requires: Vec::new(),
             task: TaskSupport::Forbidden,
             ask_before_task: false,
+            policy: None,
             invalid: None,
         }
     }
@@ -150,6 +155,7 @@ impl ToolEntry {
             requires: info.requires.iter().map(|key| key()).collect(),
             task: info.task,
             ask_before_task: info.ask_before_task,
+            policy: None,
             invalid: None,
         }
     }
@@ -168,6 +174,74 @@ impl ToolEntry {
     pub fn task(mut self, support: TaskSupport) -> Self {
         self.task = support;
         self
+    }
+
+    /// Calls only by callers whose access token holds every one of `scopes`
+    /// (`#[mcp::tool(scopes = ["notes:write"])]`); added to any given before.
+    ///
+    /// Any other caller is refused with `-32003` naming the scopes, which over HTTP is a
+    /// `403` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, the
+    /// challenge a client answers by authorizing again for those scopes (MCP's step-up).
+    /// Every round of a multi-round call is checked, and a call that would start a task.
+    ///
+    /// The tool stays in `tools/list` for every caller: a listing that differed per caller
+    /// could not be cached publicly nor announced by one `list_changed`, and a client that
+    /// never saw the tool could never call it to learn which scopes to ask for.
+    ///
+    /// A request without a verified caller is not checked: only a transport that
+    /// authenticates (HTTP with `auth`) has tokens and scopes; over stdio the server runs
+    /// with its user's own credentials, as the MCP spec has it. Scopes are compared exactly.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcp::protocol::{CallToolParams, CallToolResult, McpError, Outcome, Tool};
+    /// use mcp::server::{Context, RateLimit, ToolEntry};
+    /// use mcp::BoxFuture;
+    ///
+    /// fn erase(_ctx: Context, _call: CallToolParams) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
+    ///     Box::pin(async { Ok(CallToolResult::text("erased").into()) })
+    /// }
+    ///
+    /// let entry = ToolEntry::from_tool(Tool::new("erase", serde_json::json!({"type": "object"})), erase)
+    ///     .scopes(["notes:write"])
+    ///     .timeout(Duration::from_secs(30))
+    ///     .rate_limit(RateLimit::per_minute(10));
+    /// assert_eq!(entry.required_scopes(), ["notes:write"]);
+    /// ```
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let policy = Arc::make_mut(self.policy.get_or_insert_default());
+        policy.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Ends each round of a call that runs longer than `timeout`
+    /// (`#[mcp::tool(timeout = "30s")]`): the function's future is dropped, so it stops at its
+    /// next `.await`, and the call answers with a tool error (`isError: true`) saying so.
+    /// In a task the task's rounds are bounded the same way.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        Arc::make_mut(self.policy.get_or_insert_default()).timeout = Some(timeout);
+        self
+    }
+
+    /// Lets each caller call the tool at most as often as `limit` says
+    /// (`#[mcp::tool(rate_limit = "10/min")]`; see [`RateLimit`] for who one caller is).
+    ///
+    /// A call over the limit answers with a tool error (`isError: true`) saying when to try
+    /// again: the model reading it can wait or do something else, where a JSON-RPC error
+    /// would stop the client's whole turn. A multi-round call counts once, on its first
+    /// round; a call that starts a task counts like any other.
+    pub fn rate_limit(mut self, limit: RateLimit) -> Self {
+        Arc::make_mut(self.policy.get_or_insert_default()).with_rate_limit(limit);
+        self
+    }
+
+    /// The scopes a caller must hold to call the tool (see [`scopes`](Self::scopes)).
+    pub fn required_scopes(&self) -> &[String] {
+        self.policy.as_ref().map_or(&[], |p| &p.scopes)
     }
 
     /// Whether the tool may run as a task.

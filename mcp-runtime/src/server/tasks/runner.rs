@@ -141,7 +141,7 @@ impl Runner {
         // task's id (`TaskRuntime::spawn` makes it), so nothing can be sent to the task before
         // it; a look here would be one more store round trip per task for nothing.
         let (mut call, mut params) = match first {
-            FirstRound::Call(params) => ((self.run.call)(self.ctx.clone(), params.clone()), params),
+            FirstRound::Call(params) => (self.run.invoke(self.ctx.clone(), params.clone()), params),
             FirstRound::Body(call, params) => (call, params),
         };
         loop {
@@ -169,7 +169,7 @@ impl Runner {
             };
             params.input_responses = answers;
             params.request_state = ask.request_state;
-            call = (self.run.call)(self.ctx.clone(), params.clone());
+            call = self.run.invoke(self.ctx.clone(), params.clone());
         }
     }
 

@@ -39,7 +39,7 @@ impl TaskRuntime {
         let Some(BodyGateKeeper { mut reached, go }) = keeper else {
             return Err(McpError::internal("Internal error"));
         };
-        let mut call = (run.call)(task_ctx.clone(), params.clone());
+        let mut call = run.invoke(task_ctx.clone(), params.clone());
         tokio::select! {
             // A round that asks, or a failure: the call's own answer.
             outcome = &mut call => return Ok(run.finish(outcome?).into()),

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::auth::{Admission, Credentials, Identity, Refusal, ResourceServer, Scheme};
 
-use super::respond;
+use super::respond::{self, InsufficientScope};
 
 /// Where a client finds the server nonce for its next DPoP proof (RFC 9449 §8.1).
 const DPOP_NONCE: HeaderName = HeaderName::from_static("dpop-nonce");
@@ -135,6 +135,37 @@ impl AuthGuard {
             }),
             Err(refusal) => Err(self.refuse(refusal)),
         }
+    }
+
+    /// `response`, if it refuses `caller` for scopes its token lacks, with the challenge
+    /// that says which (RFC 6750 §3.1): every scope the request needs, the endpoint's own and
+    /// the tool's, in the scheme the caller used, so one step-up authorization is enough.
+    pub fn step_up(&self, mut response: Response, caller: &Identity) -> Response {
+        let Some(InsufficientScope(needed)) = response.extensions_mut().remove() else {
+            return response;
+        };
+        let mut scopes = self.server.required_scopes().to_vec();
+        for scope in needed {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        let (name, algs) = match (caller.jkt.is_some(), self.server.dpop_algs()) {
+            (true, Some(algs)) => ("DPoP", format!(", algs=\"{algs}\"")),
+            _ => ("Bearer", String::new()),
+        };
+        let challenge = format!(
+            "{name} error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\"{algs}",
+            quoted(&scopes.join(" ")),
+            self.server.metadata_url()
+        );
+        match HeaderValue::try_from(challenge) {
+            Ok(value) => {
+                response.headers_mut().append(WWW_AUTHENTICATE, value);
+            }
+            Err(_) => tracing::warn!("a required scope cannot be written into WWW-Authenticate"),
+        }
+        response
     }
 
     /// The metadata document: public, so clients without a token can find out how to get one.

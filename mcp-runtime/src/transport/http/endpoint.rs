@@ -85,6 +85,10 @@ pub(super) async fn on_post(State(shared): State<Arc<Shared>>, request: Request)
         Ok(admitted) => {
             let identity = admitted.as_ref().map(|a| a.identity.clone());
             let response = post_response(&shared, &parts.headers, identity, body).await;
+            let response = match (&shared.auth, &admitted) {
+                (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
+                _ => response,
+            };
             answer(admitted.as_ref(), response)
         }
         Err(refused) => refused,

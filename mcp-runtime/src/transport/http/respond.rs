@@ -190,8 +190,19 @@ async fn pump_live(
     drop(guard);
 }
 
-/// A JSON response with the status the rules give the reply's error code.
-pub(super) fn json(reply: Reply, rules: StatusRules) -> Response {
+/// What a response refusing a caller for its token's scopes carries to the endpoint, which
+/// adds the challenge (it knows the resource server's metadata and schemes).
+#[derive(Debug, Clone)]
+pub(super) struct InsufficientScope(pub Vec<String>);
+
+/// A JSON response with the status the rules give the reply's error code; `403`, on either
+/// wire, for a caller whose token lacks a scope (the HTTP answer MCP clients step up on).
+pub(super) fn json(mut reply: Reply, rules: StatusRules) -> Response {
+    if let Some(scopes) = reply.take_required_scopes() {
+        let mut response = json_with_status(reply.into_line(), StatusCode::FORBIDDEN);
+        response.extensions_mut().insert(InsufficientScope(scopes));
+        return response;
+    }
     let status = match (reply.error_code(), rules) {
         (None, _) => StatusCode::OK,
         (Some(c), StatusRules::Stateless) => status_for(c),
