@@ -42,6 +42,7 @@ mod legacy_session_hooks;
 mod macro_prompts_resources;
 mod macro_tools;
 mod plain_schemas;
+mod policies;
 mod protected_e2e;
 mod provisioner_stdio;
 mod push_http;

@@ -47,7 +47,10 @@ impl Policy {
         if let (Some(scopes), Some(span)) = (self.scopes.get(), self.scopes.span())
             && scopes.is_empty()
         {
-            errors.at_span(span, "`scopes = []` requires nothing; remove it or name a scope");
+            errors.at_span(
+                span,
+                "`scopes = []` requires nothing; remove it or name a scope",
+            );
         }
         for scope in self.scopes.get().into_iter().flatten() {
             if let Err(message) = scope_token(&scope.value()) {
@@ -123,7 +126,10 @@ fn duration(text: &str) -> Result<Duration, String> {
     while !rest.is_empty() {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         let (number, after) = rest.split_at(digits);
-        let letters = after.len() - after.trim_start_matches(|c: char| c.is_ascii_alphabetic()).len();
+        let letters = after.len()
+            - after
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
         let (unit, after) = after.split_at(letters);
         let number: u64 = number
             .parse()
@@ -140,7 +146,9 @@ fn duration(text: &str) -> Result<Duration, String> {
         rest = after.trim_start();
     }
     if total.is_zero() {
-        return Err(format!("{text:?} is zero; a timeout must be longer than that"));
+        return Err(format!(
+            "{text:?} is zero; a timeout must be longer than that"
+        ));
     }
     Ok(total)
 }
@@ -188,7 +196,16 @@ mod tests {
         assert_eq!(duration("250ms"), Ok(Duration::from_millis(250)));
         assert_eq!(duration("1m30s"), Ok(Duration::from_secs(90)));
         assert_eq!(duration("2h"), Ok(Duration::from_secs(7200)));
-        for bad in ["", "30", "s", "3 weeks", "-1s", "0s", "1.5s", "99999999999h"] {
+        for bad in [
+            "",
+            "30",
+            "s",
+            "3 weeks",
+            "-1s",
+            "0s",
+            "1.5s",
+            "99999999999h",
+        ] {
             assert!(duration(bad).is_err(), "{bad}");
         }
     }

@@ -52,6 +52,9 @@ pub struct Exchange {
     pub(crate) back_channel: bool,
     /// Fires when the server is shutting down gracefully: a listen ends with its final result.
     pub(crate) closing: Option<CancellationToken>,
+    /// The server asking itself (the HTTP transport learning its tools' header bindings):
+    /// no client's request, so no middleware sees or counts it.
+    pub(crate) internal: bool,
 }
 
 impl Exchange {
@@ -69,7 +72,15 @@ impl Exchange {
             preparsed: None,
             back_channel: true,
             closing: None,
+            internal: false,
         }
+    }
+
+    /// Marks the exchange as the server's own request of itself.
+    #[cfg(feature = "http")]
+    pub(crate) fn internal(mut self) -> Self {
+        self.internal = true;
+        self
     }
 
     /// Ends the listens of this exchange gracefully when `closing` fires.

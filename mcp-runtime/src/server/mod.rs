@@ -51,9 +51,9 @@ pub use handle::{ChangeError, ServerHandle};
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
 pub use listen_tasks::MAX_LISTENED_TASKS;
-pub use middleware::{McpRequest, McpResponse, McpService};
 pub(crate) use listen_tasks::TaskReader;
 pub(crate) use listing::ListPage;
+pub use middleware::{McpRequest, McpResponse, McpService};
 pub use registry::{
     CompleteCall, Completer, CompletionRequest, IntoCompletion, IntoPromptOutcome,
     IntoResourceOutcome, IntoToolOutcome, Json, McpServer, PromptCall, PromptEntry, RateLimit,

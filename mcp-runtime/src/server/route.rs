@@ -27,7 +27,12 @@ impl Server {
         mut exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
-        let outcome = match &self.inner.middleware {
+        let middleware = self
+            .inner
+            .middleware
+            .as_ref()
+            .filter(|_| !exchange.internal);
+        let outcome = match middleware {
             None => match self.admit_request(&id, &method, params.as_deref(), &mut exchange) {
                 Ok((ctx, state)) => {
                     let params = params.as_deref();
@@ -64,7 +69,9 @@ impl Server {
             ctx,
             state,
         };
-        stack.call(McpRequest::new(id, method, params, pending)).await
+        stack
+            .call(McpRequest::new(id, method, params, pending))
+            .await
     }
 
     /// The gate's verdict on a request: its context, and the `requestState` it carries.

@@ -18,5 +18,5 @@ mod stack;
 pub use request::McpRequest;
 pub(super) use request::Pending;
 pub use response::McpResponse;
-pub(super) use stack::Stack;
 pub use stack::McpService;
+pub(super) use stack::Stack;

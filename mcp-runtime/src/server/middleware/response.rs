@@ -29,7 +29,9 @@ impl McpResponse {
     /// assert_eq!(refused.error().map(|e| e.code), Some(-32602));
     /// ```
     pub fn from_error(error: McpError) -> Self {
-        Self { outcome: Err(error) }
+        Self {
+            outcome: Err(error),
+        }
     }
 
     /// The JSON-RPC error it answers with, if it does.

@@ -16,8 +16,8 @@ use super::prompts::PromptEntry;
 use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
 use super::tools::{TaskSupport, ToolEntry};
-use crate::server::tasks::TaskRuntime;
 use crate::boxed::BoxError;
+use crate::server::tasks::TaskRuntime;
 use crate::server::{
     BuildError, Context, Extension, McpRequest, McpResponse, McpService, Server, ServerBuilder,
 };

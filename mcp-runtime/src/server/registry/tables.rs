@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
-    CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference, Generation,
-    McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate, TASKS_EXTENSION, Tool,
-    paginate,
+    CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
+    Generation, McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate,
+    TASKS_EXTENSION, Tool, paginate,
 };
 use crate::server::handlers::erase;
 use crate::server::tasks::TaskRuntime;

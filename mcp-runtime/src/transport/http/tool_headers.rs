@@ -121,7 +121,8 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
             Arc::new(Connection::new()),
             NotificationSink::new(tx),
             CancellationToken::new(),
-        );
+        )
+        .internal();
         let Some(result) = server
             .answer(request, exchange)
             .await

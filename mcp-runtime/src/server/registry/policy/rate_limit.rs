@@ -140,10 +140,7 @@ mod tests {
         for _ in 0..3 {
             assert_eq!(limiter.refuse(Some(&alice)), None);
         }
-        assert_eq!(
-            limiter.refuse(Some(&alice)),
-            Some(Duration::from_secs(20))
-        );
+        assert_eq!(limiter.refuse(Some(&alice)), Some(Duration::from_secs(20)));
         // Another caller, and every anonymous caller together, have budgets of their own.
         assert_eq!(limiter.refuse(Some(&subject("bob"))), None);
         assert_eq!(limiter.refuse(None), None);

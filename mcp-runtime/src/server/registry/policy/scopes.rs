@@ -33,7 +33,13 @@ mod tests {
     #[test]
     fn every_required_scope_must_be_held() {
         let required = ["notes:read".to_owned(), "notes:write".to_owned()];
-        assert!(check(Some(&caller(&["notes:write", "notes:read", "x"])), &required).is_ok());
+        assert!(
+            check(
+                Some(&caller(&["notes:write", "notes:read", "x"])),
+                &required
+            )
+            .is_ok()
+        );
         let refused = check(Some(&caller(&["notes:read"])), &required).expect_err("refused");
         assert_eq!(
             refused.required_scopes(),
