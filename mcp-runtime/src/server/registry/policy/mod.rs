@@ -72,9 +72,8 @@ fn humane(duration: Duration) -> String {
     } else if duration.as_secs() == 0 {
         format!("{}ms", duration.as_millis())
     } else {
-        format!("{:.3}s", duration.as_secs_f64())
-            .trim_end_matches('0')
-            .to_owned()
+        let seconds = format!("{:.3}", duration.as_secs_f64());
+        format!("{}s", seconds.trim_end_matches('0'))
     }
 }
 
