@@ -360,6 +360,12 @@ async fn echo(text: String) -> String {
     text
 }
 
+/// Erases a note: only with a token that holds `notes:write`.
+#[mcp::tool(scopes = ["notes:write"])]
+async fn erase_note(id: String) -> String {
+    format!("erased {id}")
+}
+
 impl Protected {
     /// `resource` names the resource the MCP server claims to be (its URL, unless a test
     /// wants a server that lies).
@@ -413,7 +419,7 @@ impl Protected {
             .require_scopes(["mcp:tools"])
             .scopes_supported(["mcp:tools"]);
         let server = McpServer::new("protected")
-            .tools(mcp::tools![echo])
+            .tools(mcp::tools![echo, erase_note])
             .build()
             .expect("a valid server");
         let mcp_stop = CancellationToken::new();
@@ -473,8 +479,8 @@ async fn concurrent_refused_requests_share_one_authorization_and_a_restart_reuse
         client.list_tools(None),
         client.call_tool("echo", Some(json!({"text": "hi"}))),
     );
-    assert_eq!(a.expect("listed").tools.len(), 1);
-    assert_eq!(b.expect("listed").tools.len(), 1);
+    assert_eq!(a.expect("listed").tools.len(), 2);
+    assert_eq!(b.expect("listed").tools.len(), 2);
     c.expect("called");
     // The metadata's scope, plus offline_access which the server offers; registered once,
     // authorized once, for the three requests.
@@ -539,4 +545,32 @@ async fn metadata_for_another_resource_stops_the_client_before_authorization() {
         "{:?}",
         protected.auth.log()
     );
+}
+
+#[tokio::test]
+async fn a_tool_needing_a_scope_the_token_lacks_makes_the_client_step_up() {
+    let protected = Protected::start(3600, str::to_owned).await;
+    let file = TokenFile::new("step-up");
+    let client = protected.client(file.store());
+    client
+        .call_tool("echo", Some(json!({"text": "hi"})))
+        .await
+        .expect("called");
+    let erased = client
+        .call_tool("erase_note", Some(json!({"id": "7"})))
+        .await
+        .expect("called once the client stepped up");
+    assert_eq!(
+        serde_json::to_value(&erased).expect("JSON")["content"][0]["text"],
+        "erased 7"
+    );
+    // The 403's challenge named the endpoint's scope and the tool's; the client asked for
+    // them, keeping what it held.
+    let log = protected.auth.log();
+    let authorized: Vec<&String> = log.iter().filter(|e| e.starts_with("authorize")).collect();
+    assert_eq!(authorized.len(), 2, "{log:?}");
+    let stepped_up: Vec<&str> = authorized[1].split(' ').skip(1).collect();
+    for scope in ["mcp:tools", "notes:write"] {
+        assert!(stepped_up.contains(&scope), "{log:?}");
+    }
 }
