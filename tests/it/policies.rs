@@ -170,6 +170,40 @@ async fn a_caller_without_the_scope_gets_403_with_the_step_up_challenge() {
 }
 
 #[tokio::test]
+async fn a_2025_session_gets_the_same_403_and_challenge() {
+    let s = serve(tools()).await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = s
+        .post(initialize.to_string())
+        .header("authorization", "Bearer carol")
+        .send()
+        .await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "erase_note", "arguments": {"id": "7"}}});
+    let refused = s
+        .post(call.to_string())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", "Bearer carol")
+        .send()
+        .await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(refused.error_code(), -32003);
+    assert!(
+        refused.header("www-authenticate").is_some_and(
+            |c| c.starts_with("Bearer error=\"insufficient_scope\", scope=\"notes:write\"")
+        ),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_tool_needing_scopes_is_listed_for_every_caller() {
     let s = serve(tools()).await;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
