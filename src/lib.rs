@@ -173,6 +173,30 @@ pub use mcp_runtime::server::{BuildError, Context, Json, McpServer, State};
 /// # Ok::<(), mcp::BuildError>(())
 /// ```
 ///
+/// # Policies: `scopes`, `timeout`, `rate_limit`
+///
+/// `scopes = ["notes:write"]` lets only callers whose access token holds every listed scope
+/// call the tool (others get `-32003`; over HTTP a `403` with the `insufficient_scope`
+/// challenge clients step up on); the tool stays listed for everybody. `timeout = "30s"` ends
+/// a round that runs longer with a tool error and drops the function's future.
+/// `rate_limit = "10/min"` gives each caller that many calls per period, a multi-round call
+/// counting once. They expand to [`ToolEntry::scopes`](server::ToolEntry::scopes),
+/// [`timeout`](server::ToolEntry::timeout) and [`rate_limit`](server::ToolEntry::rate_limit),
+/// which say more; a value those cannot take (`"30 parsecs"`, `"0/min"`, a scope with a space)
+/// is a compile error at its string.
+///
+/// ```
+/// /// Erases a note for good.
+/// #[mcp::tool(scopes = ["notes:write"], timeout = "30s", rate_limit = "10/min")]
+/// async fn erase_note(id: String) -> String {
+///     format!("erased {id}")
+/// }
+///
+/// let server = mcp::McpServer::new("notes").tools(mcp::tools![erase_note]).build()?;
+/// # let _ = server;
+/// # Ok::<(), mcp::BuildError>(())
+/// ```
+///
 /// # `crate = "path"`
 ///
 /// Generated code names the runtime through `::mcp::__private`. A crate that reaches `mcp`
