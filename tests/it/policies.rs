@@ -78,10 +78,18 @@ async fn broken() -> Result<String, String> {
     Err("the disk is full".to_owned())
 }
 
+/// Today's notes, for readers only.
+#[mcp::prompt(scopes = ["notes:read"])]
+async fn digest() -> String {
+    "Summarize today's notes.".to_owned()
+}
+
 fn tools() -> McpServer {
-    McpServer::new("policies").tools(mcp::tools![
-        erase_note, erase_all, slow, limited, survey, nap, broken
-    ])
+    McpServer::new("policies")
+        .tools(mcp::tools![
+            erase_note, erase_all, slow, limited, survey, nap, broken
+        ])
+        .prompts(mcp::prompts![digest])
 }
 
 /// `server` behind bearer tokens written `subject+scope+scope…`.
@@ -200,6 +208,32 @@ async fn a_2025_session_gets_the_same_403_and_challenge() {
             |c| c.starts_with("Bearer error=\"insufficient_scope\", scope=\"notes:write\"")
         ),
         "{refused:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_prompt_needing_a_scope_is_refused_the_same_way() {
+    let s = serve(tools()).await;
+    let get = |token: &'static str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "prompts/get",
+                          "params": {"name": "digest", "_meta": meta(json!({}))}});
+        s.post(body.to_string())
+            .routing("prompts/get", Some("digest"))
+            .header("authorization", &format!("Bearer {token}"))
+            .send()
+    };
+    let refused = get("alice").await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(
+        refused
+            .header("www-authenticate")
+            .is_some_and(|c| c.contains("scope=\"notes:read\"")),
+        "{refused:?}"
+    );
+    let allowed = get("alice+notes:read").await;
+    assert_eq!(
+        result(&allowed)["messages"][0]["content"]["text"],
+        "Summarize today's notes."
     );
 }
 

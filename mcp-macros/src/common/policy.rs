@@ -42,6 +42,19 @@ impl Policy {
         Ok(true)
     }
 
+    /// Takes `meta` if it is `scopes` (`Ok(true)`), the one key of the three that prompts
+    /// take too.
+    pub fn accept_scopes(
+        &mut self,
+        meta: &ParseNestedMeta<'_>,
+        errors: &mut Errors,
+    ) -> syn::Result<bool> {
+        if !meta.path.is_ident("scopes") {
+            return Ok(false);
+        }
+        self.accept(meta, errors)
+    }
+
     /// Reports every value the runtime could not take, at its string.
     pub fn check(&self, errors: &mut Errors) {
         if let (Some(scopes), Some(span)) = (self.scopes.get(), self.scopes.span())

@@ -11,6 +11,7 @@ pub fn check(prompt: &PromptFn, errors: &mut Errors) {
         errors.at_span(prompt.name.1, "a prompt name cannot be empty");
     }
     prompt.describe.check(errors);
+    prompt.policy.check(errors);
     check::params(&prompt.params, errors);
     check::unique_names(&prompt.params, errors);
     check::resolve_return(&prompt.params, &prompt.ret, errors);

@@ -137,6 +137,7 @@ pub fn generate(prompt: &PromptFn) -> TokenStream {
         },
         &prompt.paths,
     );
+    let entry = prompt.policy.apply(entry, &prompt.paths);
     let handler = Handler {
         item,
         params: &prompt.params,

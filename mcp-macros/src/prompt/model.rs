@@ -7,6 +7,7 @@ use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
+use crate::common::policy::Policy;
 use crate::common::resolve::Plan;
 
 /// `#[mcp::prompt]` on an `async fn`.
@@ -18,6 +19,8 @@ pub struct PromptFn {
     pub description: Docs,
     /// `icons` and `meta`.
     pub describe: Describe,
+    /// `scopes` (the only policy key a prompt takes).
+    pub policy: Policy,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,

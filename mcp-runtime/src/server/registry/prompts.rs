@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use crate::boxed::BoxFuture;
 use crate::protocol::{
@@ -57,6 +58,8 @@ pub struct PromptEntry {
     pub(crate) call: PromptCall,
     pub(crate) requires: Vec<StateKey>,
     pub(crate) completions: &'static [ArgumentCompletion],
+    /// Scopes a caller's token must hold to get it.
+    pub(crate) scopes: Arc<[String]>,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -88,6 +91,7 @@ impl PromptEntry {
             call,
             requires: info.requires.iter().map(|key| key()).collect(),
             completions: info.completions,
+            scopes: Arc::from([]),
             invalid: None,
         }
     }
@@ -100,6 +104,25 @@ impl PromptEntry {
             Err(reason) => self.invalid = Some(reason),
         }
         self
+    }
+
+    /// Gets only for callers whose access token holds every one of `scopes`
+    /// (`#[mcp::prompt(scopes = ["notes:read"])]`), added to any given before; the prompt stays
+    /// listed for everybody. As for a tool: see
+    /// [`ToolEntry::scopes`](super::ToolEntry::scopes).
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let held = self.scopes.iter().cloned();
+        self.scopes = held.chain(scopes.into_iter().map(Into::into)).collect();
+        self
+    }
+
+    /// The scopes a caller must hold to get the prompt.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// How the prompt is listed.

@@ -19,7 +19,7 @@ use crate::server::{Context, ExtendedOutcome, ListPage, ServerBuilder};
 
 use super::completion::{CompleteCall, Completions, Owner};
 use super::live::LiveTables;
-use super::policy::{ToolPolicy, timed_out};
+use super::policy::{ToolPolicy, check_scopes, timed_out};
 use super::prompts::{PromptCall, PromptEntry};
 use super::resources::{Listing, ResourceEntry};
 use super::tools::{TaskSupport, ToolCall, ToolEntry};
@@ -89,7 +89,8 @@ pub(crate) struct Tables {
     tool_listing: Arc<[Tool]>,
     tool_calls: HashMap<String, ToolRun>,
     prompt_listing: Arc<[Prompt]>,
-    prompt_calls: HashMap<String, PromptCall>,
+    /// Each prompt's function, and the scopes its caller must hold.
+    prompt_calls: HashMap<String, (PromptCall, Arc<[String]>)>,
     resource_listing: Arc<[Resource]>,
     template_listing: Arc<[ResourceTemplate]>,
     /// Static resources by URI, as indexes into `resources`.
@@ -131,7 +132,7 @@ impl Tables {
         let prompt_listing = prompts.iter().map(|e| e.prompt.clone()).collect();
         let prompt_calls = prompts
             .iter()
-            .map(|e| (e.prompt.name.clone(), e.call))
+            .map(|e| (e.prompt.name.clone(), (e.call, e.scopes.clone())))
             .collect();
         let mut statics = Vec::new();
         let mut templates = Vec::new();
@@ -307,14 +308,15 @@ pub(super) fn install(
     }));
     let tables = live.clone();
     builder = builder.on_get_prompt(move |ctx, params| {
-        let found = tables.read().prompt_calls.get(&params.name).copied();
+        let found = tables.read().prompt_calls.get(&params.name).cloned();
         async move {
-            let Some(call) = found else {
+            let Some((call, scopes)) = found else {
                 return Err(McpError::invalid_params(format!(
                     "Unknown prompt: {}",
                     params.name
                 )));
             };
+            check_scopes(ctx.identity(), &scopes)?;
             call(ctx, params).await
         }
     });

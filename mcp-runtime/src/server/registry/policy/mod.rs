@@ -14,6 +14,7 @@ use crate::server::Context;
 
 pub use rate_limit::RateLimit;
 use rate_limit::RateLimiter;
+pub(crate) use scopes::check as check_scopes;
 
 /// What a tool asks of its callers beyond its arguments.
 #[derive(Debug, Clone, Default)]

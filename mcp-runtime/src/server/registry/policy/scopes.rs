@@ -8,7 +8,7 @@ use crate::protocol::McpError;
 /// A request without a verified caller is not checked: only a transport that authenticates
 /// (HTTP with `auth`) has tokens and scopes at all; over stdio the MCP spec has the server
 /// take its credentials from its environment, and the user who started it is trusted.
-pub(super) fn check(identity: Option<&Identity>, required: &[String]) -> Result<(), McpError> {
+pub(crate) fn check(identity: Option<&Identity>, required: &[String]) -> Result<(), McpError> {
     let Some(identity) = identity else {
         return Ok(());
     };
