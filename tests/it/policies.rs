@@ -53,6 +53,26 @@ async fn slow() -> String {
     "finished".to_owned()
 }
 
+/// Set when `slow_task`'s future is dropped while it runs.
+static SLOW_TASK_STOPPED: AtomicBool = AtomicBool::new(false);
+
+/// Records its drop in `SLOW_TASK_STOPPED`.
+struct TaskStopWitness;
+
+impl Drop for TaskStopWitness {
+    fn drop(&mut self) {
+        SLOW_TASK_STOPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Never finishes in time, as a task either.
+#[mcp::tool(task = "optional", timeout = "200ms")]
+async fn slow_task() -> String {
+    let _witness = TaskStopWitness;
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    "finished".to_owned()
+}
+
 /// Twice a minute per caller.
 #[mcp::tool(rate_limit = "2/min")]
 async fn limited() -> String {
@@ -87,7 +107,7 @@ async fn digest() -> String {
 fn tools() -> McpServer {
     McpServer::new("policies")
         .tools(mcp::tools![
-            erase_note, erase_all, slow, limited, survey, nap, broken
+            erase_note, erase_all, slow, slow_task, limited, survey, nap, broken
         ])
         .prompts(mcp::prompts![digest])
 }
@@ -302,6 +322,40 @@ async fn a_round_past_its_timeout_is_a_tool_error_and_the_function_is_dropped() 
         SLOW_STOPPED.load(Ordering::SeqCst),
         "the function's future was not dropped"
     );
+}
+
+#[tokio::test]
+async fn a_task_is_bounded_by_the_timeout_too() {
+    let s = serve(tools()).await;
+    SLOW_TASK_STOPPED.store(false, Ordering::SeqCst);
+    let tasks = json!({"extensions": {TASKS: {}}});
+    let started = call(&s, "dana", "slow_task", json!({}), tasks.clone()).await;
+    let started = result(&started);
+    assert_eq!(started["resultType"], "task", "{started}");
+    let id = started["taskId"].as_str().expect("a taskId").to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get",
+                      "params": {"taskId": id, "_meta": meta(tasks)}});
+    let mut task = Value::Null;
+    for _ in 0..500 {
+        let reply = s
+            .post(body.to_string())
+            .routing("tasks/get", Some(&id))
+            .header("authorization", "Bearer dana")
+            .send()
+            .await;
+        task = result(&reply);
+        if task["status"] != "working" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["isError"], true, "{task}");
+    assert_eq!(
+        task["result"]["content"][0]["text"],
+        "Tool slow_task timed out after 200ms and was stopped"
+    );
+    assert!(SLOW_TASK_STOPPED.load(Ordering::SeqCst));
 }
 
 #[tokio::test]
