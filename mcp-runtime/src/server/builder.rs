@@ -423,10 +423,10 @@ impl ServerBuilder {
     /// (tower's `RateLimit`) in a `tower::buffer::BufferLayer`. Without layers nothing is
     /// boxed: the request goes straight to its handler.
     ///
-    /// Every method goes through the layers, `subscriptions/listen` too, which stays open as
-    /// long as its client listens: a timeout layer ends it with `-32001` when its time is up,
-    /// so leave that method out of one (look at [`McpRequest::method`]). A call that becomes a
-    /// task goes through them once, when it is made; its background run does not.
+    /// Every method goes through the layers but `subscriptions/listen`, a stream open for as
+    /// long as its client listens, which a timeout would end and a concurrency limit would be
+    /// held by. A call that becomes a task goes through them once, when it is made; its
+    /// background run does not.
     ///
     /// ```
     /// use std::time::Duration;

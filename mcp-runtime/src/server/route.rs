@@ -27,11 +27,10 @@ impl Server {
         mut exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
-        let middleware = self
-            .inner
-            .middleware
-            .as_ref()
-            .filter(|_| !exchange.internal);
+        // A listen is a stream open for as long as its client listens: a layer's timeout
+        // would end it and a concurrency limit would be held by it.
+        let layered = |_: &&Stack| !exchange.internal && method != methods::SUBSCRIPTIONS_LISTEN;
+        let middleware = self.inner.middleware.as_ref().filter(layered);
         let outcome = match middleware {
             None => match self.admit_request(&id, &method, params.as_deref(), &mut exchange) {
                 Ok((ctx, state)) => {

@@ -1,4 +1,5 @@
-//! Middleware: ordinary `tower` layers around every MCP request, after it is decoded and
+//! Middleware: ordinary `tower` layers around every MCP request (but the open-ended
+//! `subscriptions/listen`), after it is decoded and
 //! admitted (its wire and protocol revision known, its caller verified), so a timeout, a
 //! concurrency limit or an audit log is written the way any Rust service writes one.
 //!
