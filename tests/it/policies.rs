@@ -11,11 +11,13 @@ use std::time::Duration;
 
 use mcp::Elicit;
 use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
-use mcp::server::{McpRequest, McpResponse, McpServer};
+use mcp::push::Change;
+use mcp::server::{McpRequest, McpResponse, McpServer, Server};
 use mcp::transport::http::HttpTransport;
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
+use crate::push_http::Events;
 use crate::support::Region;
 use crate::support::http::{Reply, Running, meta};
 
@@ -114,6 +116,10 @@ fn tools() -> McpServer {
 
 /// `server` behind bearer tokens written `subject+scope+scope…`.
 async fn serve(server: McpServer) -> Running {
+    serve_built(server.build().expect("a valid server")).await
+}
+
+async fn serve_built(server: Server) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let resource = format!("http://{}/mcp", listener.local_addr().expect("addr"));
     let verifier = verify_fn(|token: String| async move {
@@ -129,7 +135,6 @@ async fn serve(server: McpServer) -> Running {
     });
     let auth = ResourceServer::new(resource, "https://auth.example.com", verifier)
         .expect("a resource URL");
-    let server = server.build().expect("a valid server");
     Running::on(listener, HttpTransport::new(server).auth(auth))
 }
 
@@ -458,5 +463,38 @@ async fn tower_timeout_answers_with_a_clear_json_rpc_error() {
     assert_eq!(
         text(&call_plain(&s, "alice", "nap", json!({"ms": 1})).await),
         "rested"
+    );
+}
+
+#[tokio::test]
+async fn a_listen_outlives_a_timeout_layer() {
+    let server = tools()
+        .layer(tower::timeout::TimeoutLayer::new(Duration::from_millis(
+            100,
+        )))
+        .build()
+        .expect("a valid server");
+    let s = serve_built(server.clone()).await;
+    let body = json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+                      "params": {"_meta": meta(json!({})),
+                                 "notifications": {"toolsListChanged": true}}});
+    let stream = s
+        .post(body.to_string())
+        .routing("subscriptions/listen", None)
+        .header("authorization", "Bearer erin")
+        .open()
+        .await;
+    let mut events = Events::new(stream);
+    let ack = events.next().await.expect("an acknowledgement");
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.handle().notify(Change::ToolsListChanged);
+    let heard = events.next().await.expect("the change");
+    assert_eq!(
+        heard["method"], "notifications/tools/list_changed",
+        "{heard}"
     );
 }
