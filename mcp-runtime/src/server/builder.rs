@@ -1,6 +1,7 @@
 //! Assembling a [`Server`]: identity, handlers, limits. Settings are only stored until
 //! [`ServerBuilder::build`], which checks them once and in any order.
 
+use super::mount::Mount;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -93,6 +94,8 @@ pub struct ServerBuilder {
     pub(crate) bus: Arc<dyn NotificationBus>,
     /// The tables of an `McpServer`, which its handle may change while it runs.
     pub(crate) live: Option<Arc<LiveTables>>,
+    /// The servers mounted in an `McpServer`.
+    pub(crate) mounts: Arc<[Mount]>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -136,6 +139,7 @@ impl ServerBuilder {
             app_state: AppState::default(),
             bus: Arc::new(LocalBus::new()),
             live: None,
+            mounts: Arc::new([]),
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }

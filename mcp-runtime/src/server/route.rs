@@ -35,7 +35,7 @@ impl Server {
         outcome
     }
 
-    async fn dispatch(
+    pub(super) async fn dispatch(
         &self,
         id: &RequestId,
         method: &str,
@@ -46,6 +46,9 @@ impl Server {
             return Err(McpError::invalid_request(format!(
                 "{method} is a notification and must not carry an id"
             )));
+        }
+        if let Some(target) = self.mount_target(method, params) {
+            return Server::forward(target, id, method, exchange).await;
         }
         let input = match exchange.preparsed.take() {
             Some(preparsed) => preparsed.into_input(),
