@@ -1,16 +1,14 @@
 //! Each request a proxy serves, made to the remote: one round there per round here, or, for
 //! a 2025-11-25 caller, every round there answered through the caller's back-channel.
 
-use std::future::Future;
-
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
 
 use crate::boxed::BoxFuture;
-use crate::client::ClientError;
 use crate::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, Generation, GetPromptParams,
     GetPromptResult, InputRequest, InputRequiredResult, InputResponses, McpError, Outcome,
-    ReadResourceParams, ReadResourceResult,
+    ReadResourceParams, ReadResourceResult, TASKS_EXTENSION, V2026_07_28, keys, methods,
 };
 use crate::server::{Context, State};
 
@@ -31,46 +29,27 @@ pub(super) fn call_tool(
     ctx: Context,
     params: CallToolParams,
 ) -> BoxFuture<Result<Outcome<CallToolResult>, McpError>> {
-    Box::pin(async move {
-        let remote = remote(&ctx)?;
-        let arguments = params.arguments.map(Value::Object);
-        let name = params.name;
-        rounds(
-            &ctx,
-            params.input_responses,
-            params.request_state,
-            |answers, state| {
-                remote
-                    .client
-                    .call_tool_once(&name, arguments.clone(), answers, state)
-            },
-        )
-        .await
-    })
+    let mut fields = Map::new();
+    fields.insert("name".into(), Value::String(params.name));
+    if let Some(arguments) = params.arguments {
+        fields.insert("arguments".into(), Value::Object(arguments));
+    }
+    let (answers, state) = (params.input_responses, params.request_state);
+    Box::pin(async move { rounds(&ctx, methods::TOOLS_CALL, fields, answers, state).await })
 }
 
 pub(super) fn get_prompt(
     ctx: Context,
     params: GetPromptParams,
 ) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> {
-    Box::pin(async move {
-        let remote = remote(&ctx)?;
-        let arguments = params
-            .arguments
-            .map(|a| Value::Object(a.into_iter().map(|(k, v)| (k, Value::String(v))).collect()));
-        let name = params.name;
-        rounds(
-            &ctx,
-            params.input_responses,
-            params.request_state,
-            |answers, state| {
-                remote
-                    .client
-                    .get_prompt_once(&name, arguments.clone(), answers, state)
-            },
-        )
-        .await
-    })
+    let mut fields = Map::new();
+    fields.insert("name".into(), Value::String(params.name));
+    if let Some(arguments) = params.arguments {
+        let arguments = arguments.into_iter().map(|(k, v)| (k, Value::String(v)));
+        fields.insert("arguments".into(), Value::Object(arguments.collect()));
+    }
+    let (answers, state) = (params.input_responses, params.request_state);
+    Box::pin(async move { rounds(&ctx, methods::PROMPTS_GET, fields, answers, state).await })
 }
 
 pub(super) fn read_resource(
@@ -78,17 +57,9 @@ pub(super) fn read_resource(
     params: ReadResourceParams,
     _vars: Vec<(String, String)>,
 ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
-    Box::pin(async move {
-        let remote = remote(&ctx)?;
-        let uri = params.uri;
-        rounds(
-            &ctx,
-            params.input_responses,
-            params.request_state,
-            |answers, state| remote.client.read_resource_once(&uri, answers, state),
-        )
-        .await
-    })
+    let fields = Map::from_iter([("uri".to_owned(), Value::String(params.uri))]);
+    let (answers, state) = (params.input_responses, params.request_state);
+    Box::pin(async move { rounds(&ctx, methods::RESOURCES_READ, fields, answers, state).await })
 }
 
 pub(super) async fn complete(
@@ -104,21 +75,32 @@ pub(super) async fn complete(
 
 /// The remote's answer to one round, or, for a caller that cannot take a round of questions
 /// (2025-11-25), its answer once every round was answered through the caller's back-channel.
-async fn rounds<R, F, Fut>(
+async fn rounds<R: DeserializeOwned>(
     ctx: &Context,
+    method: &str,
+    fields: Map<String, Value>,
     mut answers: Option<InputResponses>,
     mut state: Option<String>,
-    mut once: F,
-) -> Result<Outcome<R>, McpError>
-where
-    F: FnMut(Option<InputResponses>, Option<String>) -> Fut,
-    Fut: Future<Output = Result<Outcome<R>, ClientError>>,
-{
+) -> Result<Outcome<R>, McpError> {
+    let remote = remote(ctx)?;
     for _ in 0..MAX_ROUNDS {
-        match once(answers.take(), state.take())
+        let mut params = fields.clone();
+        if let Some(answers) = answers.take() {
+            let answers = answers.0.into_iter().collect();
+            params.insert("inputResponses".into(), Value::Object(answers));
+        }
+        if let Some(state) = state.take() {
+            params.insert("requestState".into(), Value::String(state));
+        }
+        if remote.client.protocol_version() == V2026_07_28 {
+            params.insert("_meta".into(), callers_meta(ctx)?);
+        }
+        let outcome = remote
+            .client
+            .request(method, Value::Object(params))
             .await
-            .map_err(passed_through)?
-        {
+            .map_err(passed_through)?;
+        match outcome {
             Outcome::InputRequired(ask) if ctx.generation() == Generation::V2025_11_25 => {
                 answers = Some(ask_caller(ctx, &ask).await?);
                 state = ask.request_state;
@@ -129,6 +111,23 @@ where
     Err(McpError::internal(format!(
         "The proxied server asked for input more than {MAX_ROUNDS} times"
     )))
+}
+
+/// The remote is asked with our caller's capabilities, so it asks only what our caller can
+/// answer. Without the tasks extension: a task would end the call here, and the proxy
+/// passes calls, not tasks.
+fn callers_meta(ctx: &Context) -> Result<Value, McpError> {
+    let mut capabilities = ctx.client_capabilities().clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(TASKS_EXTENSION);
+    }
+    capabilities.tasks = None;
+    let capabilities = serde_json::to_value(capabilities)
+        .map_err(|e| McpError::internal(format!("Capabilities did not serialize: {e}")))?;
+    Ok(Value::Object(Map::from_iter([(
+        keys::CLIENT_CAPABILITIES.to_owned(),
+        capabilities,
+    )])))
 }
 
 /// The remote's questions, asked of the caller as requests of its session.
