@@ -159,7 +159,10 @@ async fn mounted_resources_read_under_the_prefixed_scheme() {
         .await
         .expect("reads through the template");
     let contents = serde_json::to_value(&read.contents).expect("serializes");
-    assert_eq!(contents[0]["uri"], "notes+note://7", "the URI read is the URI asked");
+    assert_eq!(
+        contents[0]["uri"], "notes+note://7",
+        "the URI read is the URI asked"
+    );
     assert_eq!(contents[0]["text"], "note 7");
     let today = client
         .read_resource("notes+note://today")
@@ -242,7 +245,10 @@ async fn a_childs_request_state_opens_only_in_that_child() {
     };
     let state = ask.request_state.expect("the child sealed its state");
     let mut responses = InputResponses::new();
-    responses.insert("region", json!({"action": "accept", "content": {"region": "x"}}));
+    responses.insert(
+        "region",
+        json!({"action": "accept", "content": {"region": "x"}}),
+    );
 
     // The sibling has a tool of the same name and arguments: only its keys and audience
     // tell the token apart, and they do.
@@ -257,7 +263,10 @@ async fn a_childs_request_state_opens_only_in_that_child() {
             .await,
     );
     assert_eq!(refused.code, code::INVALID_PARAMS);
-    assert_eq!(refused.message, mcp::protocol::INVALID_REQUEST_STATE_MESSAGE);
+    assert_eq!(
+        refused.message,
+        mcp::protocol::INVALID_REQUEST_STATE_MESSAGE
+    );
 
     let answered = client
         .call_tool_once("notes_ask", Some(json!({})), Some(responses), Some(state))
@@ -296,12 +305,22 @@ fn names_that_would_read_alike_are_a_build_error() {
     );
     let alike = McpServer::new("gateway")
         .mount("", notes())
-        .mount("n", McpServer::new("n").tools(mcp::tools![ask]).state(Owner("n")))
+        .mount(
+            "n",
+            McpServer::new("n")
+                .tools(mcp::tools![ask])
+                .state(Owner("n")),
+        )
         .mount("m", calc())
         .build();
     assert!(alike.is_ok(), "{alike:?}");
     let both_ask = McpServer::new("gateway")
-        .mount("", McpServer::new("a").tools(mcp::tools![ask]).state(Owner("a")))
+        .mount(
+            "",
+            McpServer::new("a")
+                .tools(mcp::tools![ask])
+                .state(Owner("a")),
+        )
         .mount("x", McpServer::new("b").state(Owner("b")))
         .tools(mcp::tools![ask])
         .state(Owner("gateway"))
@@ -377,11 +396,23 @@ async fn a_proxied_call_passes_its_rounds_through() {
     else {
         panic!("the remote asks first");
     };
-    let questions: Vec<&String> = first.input_requests.iter().flatten().map(|(k, _)| k).collect();
-    assert_eq!(questions, ["region"], "the remote's question, under its key");
+    let questions: Vec<&String> = first
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(
+        questions,
+        ["region"],
+        "the remote's question, under its key"
+    );
     let state = first.request_state.clone().expect("state to echo");
     let mut responses = InputResponses::new();
-    responses.insert("region", json!({"action": "accept", "content": {"region": "eu-west-1"}}));
+    responses.insert(
+        "region",
+        json!({"action": "accept", "content": {"region": "eu-west-1"}}),
+    );
 
     // The remote's state, sealed again by the proxy, is bound to the call it came from.
     let replayed = rpc_error(
@@ -394,16 +425,29 @@ async fn a_proxied_call_passes_its_rounds_through() {
             )
             .await,
     );
-    assert_eq!(replayed.message, mcp::protocol::INVALID_REQUEST_STATE_MESSAGE);
+    assert_eq!(
+        replayed.message,
+        mcp::protocol::INVALID_REQUEST_STATE_MESSAGE
+    );
 
     let Outcome::InputRequired(second) = client
-        .call_tool_once("up_provision", Some(arguments), Some(responses), Some(state))
+        .call_tool_once(
+            "up_provision",
+            Some(arguments),
+            Some(responses),
+            Some(state),
+        )
         .await
         .expect("the second round")
     else {
         panic!("the confirmation depends on the region, so it comes next");
     };
-    let questions: Vec<&String> = second.input_requests.iter().flatten().map(|(k, _)| k).collect();
+    let questions: Vec<&String> = second
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(k, _)| k)
+        .collect();
     assert_eq!(questions, ["sure"]);
 
     // The whole call, with the client's own loop.
@@ -419,7 +463,10 @@ async fn a_remote_error_passes_through_the_proxy_with_its_code() {
     let (url, _stops) = proxied().await;
     let client = http_client(&url);
     let error = rpc_error(client.call_tool("up_refuse", None).await);
-    assert_eq!((error.code, error.message.as_ref()), (1042, "refused upstream"));
+    assert_eq!(
+        (error.code, error.message.as_ref()),
+        (1042, "refused upstream")
+    );
     let unknown = rpc_error(client.get_prompt("up_hello", None).await);
     assert_eq!(unknown.code, code::INVALID_PARAMS, "{unknown:?}");
 }
