@@ -354,11 +354,20 @@ async fn refuse() -> Result<String, McpError> {
     Err(McpError::new(1042, "refused upstream"))
 }
 
+/// Reports its progress three times.
+#[mcp::tool]
+async fn count(ctx: mcp::Context) -> &'static str {
+    for step in 1..=3 {
+        ctx.progress(f64::from(step), Some(3.0), None).await;
+    }
+    "counted"
+}
+
 /// Serves `provision` and `refuse` over HTTP, and a proxy of it (also over HTTP): the proxy's
 /// URL, and the guards of both.
 async fn proxied() -> (String, Vec<tokio_util::sync::DropGuard>) {
     let remote = McpServer::new("upstream")
-        .tools(mcp::tools![provision, refuse])
+        .tools(mcp::tools![provision, refuse, count])
         .prompts(mcp::prompts![hello])
         .build()
         .expect("builds");
@@ -386,7 +395,7 @@ async fn a_proxied_call_passes_its_rounds_through() {
         .map(|t| t.name)
         .collect();
     tools.sort();
-    assert_eq!(tools, ["up_provision", "up_refuse"]);
+    assert_eq!(tools, ["up_count", "up_provision", "up_refuse"]);
 
     let arguments = json!({"name": "orders"});
     let Outcome::InputRequired(first) = client
@@ -487,4 +496,20 @@ async fn a_2025_caller_of_a_proxy_is_asked_through_its_session() {
         .expect("the prompt answers");
     let messages: Value = serde_json::to_value(&got.messages).expect("serializes");
     assert_eq!(messages[0]["content"]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn the_remotes_progress_reaches_the_caller_that_asked_for_it() {
+    let (url, _stops) = proxied().await;
+    let client = http_client(&url);
+    let (mut progress, call) = client.call_tool_with_progress("up_count", None);
+    let (result, steps) = tokio::join!(call, async {
+        let mut steps = Vec::new();
+        while let Some(report) = progress.next().await {
+            steps.push(report.progress);
+        }
+        steps
+    });
+    assert_eq!(text(&result.expect("the call ends")), "counted");
+    assert_eq!(steps, [1.0, 2.0, 3.0]);
 }

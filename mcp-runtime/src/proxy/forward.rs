@@ -8,7 +8,7 @@ use crate::boxed::BoxFuture;
 use crate::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, Generation, GetPromptParams,
     GetPromptResult, InputRequest, InputRequiredResult, InputResponses, McpError, Outcome,
-    ReadResourceParams, ReadResourceResult, TASKS_EXTENSION, V2026_07_28, keys, methods,
+    ProgressToken, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION, V2026_07_28, keys, methods,
 };
 use crate::server::{Context, State};
 
@@ -83,6 +83,9 @@ async fn rounds<R: DeserializeOwned>(
     mut state: Option<String>,
 ) -> Result<Outcome<R>, McpError> {
     let remote = remote(ctx)?;
+    // Held until the call ends, however many rounds it takes.
+    let progress = remote.progress.relay(ctx);
+    let progress = progress.as_ref().map(|relayed| &relayed.token);
     for _ in 0..MAX_ROUNDS {
         let mut params = fields.clone();
         if let Some(answers) = answers.take() {
@@ -92,8 +95,9 @@ async fn rounds<R: DeserializeOwned>(
         if let Some(state) = state.take() {
             params.insert("requestState".into(), Value::String(state));
         }
-        if remote.client.protocol_version() == V2026_07_28 {
-            params.insert("_meta".into(), callers_meta(ctx)?);
+        let meta = callers_meta(ctx, remote.client.protocol_version() == V2026_07_28, progress)?;
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
         }
         let outcome = remote
             .client
@@ -113,21 +117,33 @@ async fn rounds<R: DeserializeOwned>(
     )))
 }
 
-/// The remote is asked with our caller's capabilities, so it asks only what our caller can
-/// answer. Without the tasks extension: a task would end the call here, and the proxy
-/// passes calls, not tasks.
-fn callers_meta(ctx: &Context) -> Result<Value, McpError> {
-    let mut capabilities = ctx.client_capabilities().clone();
-    if let Some(extensions) = &mut capabilities.extensions {
-        extensions.remove(TASKS_EXTENSION);
+/// The `_meta` a round goes to the remote with: the proxy's progress token for the call, and
+/// on 2026-07-28 our caller's capabilities, so the remote asks only what our caller can
+/// answer. Those go without the tasks extension: a task would end the call here, and the
+/// proxy passes calls, not tasks.
+fn callers_meta(
+    ctx: &Context,
+    modern: bool,
+    progress: Option<&ProgressToken>,
+) -> Result<Map<String, Value>, McpError> {
+    let mut meta = Map::new();
+    let unserializable = |e: serde_json::Error| McpError::internal(format!("Unserializable: {e}"));
+    if let Some(token) = progress {
+        meta.insert(
+            "progressToken".to_owned(),
+            serde_json::to_value(token).map_err(unserializable)?,
+        );
     }
-    capabilities.tasks = None;
-    let capabilities = serde_json::to_value(capabilities)
-        .map_err(|e| McpError::internal(format!("Capabilities did not serialize: {e}")))?;
-    Ok(Value::Object(Map::from_iter([(
-        keys::CLIENT_CAPABILITIES.to_owned(),
-        capabilities,
-    )])))
+    if modern {
+        let mut capabilities = ctx.client_capabilities().clone();
+        if let Some(extensions) = &mut capabilities.extensions {
+            extensions.remove(TASKS_EXTENSION);
+        }
+        capabilities.tasks = None;
+        let capabilities = serde_json::to_value(capabilities).map_err(unserializable)?;
+        meta.insert(keys::CLIENT_CAPABILITIES.to_owned(), capabilities);
+    }
+    Ok(meta)
 }
 
 /// The remote's questions, asked of the caller as requests of its session.

@@ -15,6 +15,9 @@
 
 mod forward;
 mod listing;
+mod progress;
+
+use std::sync::Arc;
 
 use crate::client::{Client, ClientError};
 use crate::protocol::McpError;
@@ -23,6 +26,7 @@ use crate::server::McpServer;
 /// What the forwarding functions find in the proxy's shared state.
 struct Remote {
     client: Client,
+    progress: Arc<progress::ProgressRelay>,
 }
 
 /// An [`McpServer`] named `name` that serves what the server behind `client` lists now:
@@ -34,10 +38,12 @@ struct Remote {
 /// after [`Client::initialize`]. The remote's errors come back with their codes. The listing
 /// is read once, here; a remote that changes its tools later needs a new proxy.
 ///
-/// Not passed through: a 2025-11-25 remote's own requests in the middle of a call (they go to
-/// `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
-/// without the tasks extension declared, so it answers in the call), and subscriptions to
-/// the remote's resources.
+/// The remote's progress reports on a call reach the caller who asked for them (the proxy
+/// takes `client`'s [notifications](Client::notifications) for that). Not passed through: the
+/// remote's log messages, a 2025-11-25 remote's own requests in the middle of a call (they go
+/// to `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
+/// without the tasks extension declared, so it answers in the call), and subscriptions to the
+/// remote's resources.
 ///
 /// ```no_run
 /// use mcp::client::Client;
@@ -57,12 +63,14 @@ struct Remote {
 /// ```
 pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
     let listed = listing::fetch(&client).await?;
+    let progress = Arc::new(progress::ProgressRelay::default());
+    progress.start(&client);
     let server = McpServer::new(name)
         .tools(listed.tools)
         .prompts(listed.prompts)
         .resources(listed.resources)
         .on_complete(forward::complete)
-        .state(Remote { client });
+        .state(Remote { client, progress });
     Ok(server)
 }
 
