@@ -8,7 +8,8 @@ use crate::boxed::BoxFuture;
 use crate::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, Generation, GetPromptParams,
     GetPromptResult, InputRequest, InputRequiredResult, InputResponses, McpError, Outcome,
-    ProgressToken, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION, V2026_07_28, keys, methods,
+    ProgressToken, ReadResourceParams, ReadResourceResult, TASKS_EXTENSION, V2026_07_28, keys,
+    methods,
 };
 use crate::server::{Context, State};
 
@@ -95,7 +96,11 @@ async fn rounds<R: DeserializeOwned>(
         if let Some(state) = state.take() {
             params.insert("requestState".into(), Value::String(state));
         }
-        let meta = callers_meta(ctx, remote.client.protocol_version() == V2026_07_28, progress)?;
+        let meta = callers_meta(
+            ctx,
+            remote.client.protocol_version() == V2026_07_28,
+            progress,
+        )?;
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }

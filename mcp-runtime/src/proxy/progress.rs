@@ -33,7 +33,9 @@ impl ProgressRelay {
     /// reads them (a proxy owns its client).
     pub fn start(self: &Arc<Self>, client: &Client) {
         let Some(mut notifications) = client.notifications() else {
-            tracing::warn!("the proxy's client hands its notifications to someone else already; progress is not relayed");
+            tracing::warn!(
+                "the proxy's client hands its notifications to someone else already; progress is not relayed"
+            );
             return;
         };
         let relay = Arc::downgrade(self);
