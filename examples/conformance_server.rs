@@ -8,7 +8,10 @@
 //! # serves http://127.0.0.1:3001/mcp
 //! ```
 //!
-//! `scripts/conformance.sh` starts it and runs the suite against it.
+//! `scripts/conformance.sh` starts it and runs the suite against it, three ways: as it is,
+//! `--mounted` (the fixture mounted with an empty prefix in a gateway server, beside a second
+//! server under the prefix `extra`), and `--proxied` (the fixture served in this process
+//! behind an in-memory transport, reached through our `Client` by `mcp::proxy::proxy`).
 //!
 //! Fixtures that simply ask and then answer take Resolve parameters (`Elicit`, `Elicited`,
 //! `Sample`, `ListRoots`), keyed as the suite expects. Those whose wire behaviour the suite pins
@@ -41,10 +44,14 @@ const STATIC_TEXT: &str = "This is the content of the static text resource.";
 
 fn main() -> anyhow::Result<()> {
     logging::init();
-    let port = port_from_args()?;
+    let (port, serving) = args()?;
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
-        let server = fixture_server()?;
+        let server = match serving {
+            Serving::Direct => fixture()?.build()?,
+            Serving::Mounted => mounted()?,
+            Serving::Proxied => proxied().await?,
+        };
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         eprintln!(
             "conformance server on http://{}/mcp",
@@ -58,9 +65,17 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-fn port_from_args() -> anyhow::Result<u16> {
+/// How the fixture is served.
+enum Serving {
+    Direct,
+    Mounted,
+    Proxied,
+}
+
+fn args() -> anyhow::Result<(u16, Serving)> {
     let mut args = std::env::args().skip(1);
     let mut port = 3001;
+    let mut serving = Serving::Direct;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--port" => {
@@ -69,13 +84,57 @@ fn port_from_args() -> anyhow::Result<u16> {
                     .ok_or_else(|| anyhow::anyhow!("--port needs a value"))?;
                 port = value.parse()?;
             }
-            other => anyhow::bail!("unknown argument {other:?} (usage: --port PORT)"),
+            "--mounted" => serving = Serving::Mounted,
+            "--proxied" => serving = Serving::Proxied,
+            other => anyhow::bail!(
+                "unknown argument {other:?} (usage: --port PORT [--mounted | --proxied])"
+            ),
         }
     }
-    Ok(port)
+    Ok((port, serving))
 }
 
-fn fixture_server() -> anyhow::Result<mcp::server::Server> {
+/// The fixture mounted with an empty prefix (the suite calls its tools by their own names)
+/// beside another server under a prefix, so that routing really chooses between two.
+fn mounted() -> anyhow::Result<mcp::server::Server> {
+    let gateway = McpServer::new("mcp-rust-conformance-gateway")
+        .version(env!("CARGO_PKG_VERSION"))
+        .mount("", fixture()?)
+        .mount(
+            "extra",
+            McpServer::new("mcp-rust-conformance-extra").tools(mcp::tools![echo]),
+        );
+    Ok(gateway.build()?)
+}
+
+/// The fixture behind an in-memory transport, reached through our client by a proxy.
+async fn proxied() -> anyhow::Result<mcp::server::Server> {
+    let (near, far) = mcp::transport::memory::pair();
+    let fixture = fixture()?.build()?;
+    tokio::spawn(async move { fixture.serve(far).await });
+    let capabilities = serde_json::from_value(json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+        "roots": {}
+    }))?;
+    let client = mcp::client::Client::builder(mcp::protocol::Implementation::new(
+        "mcp-rust-conformance-proxy",
+        env!("CARGO_PKG_VERSION"),
+    ))
+    .capabilities(capabilities)
+    .accept_tasks(false)
+    .connect(near);
+    let proxy = mcp::proxy::proxy("mcp-rust-conformance-proxy", client).await?;
+    Ok(proxy.version(env!("CARGO_PKG_VERSION")).build()?)
+}
+
+/// Echoes its text (the mounted fixture's sibling, listed as `extra_echo`).
+#[mcp::tool]
+async fn echo(text: String) -> String {
+    text
+}
+
+fn fixture() -> anyhow::Result<McpServer> {
     // Several instances behind one URL must open each other's states, so a deployment passes
     // shared keys; a lone process can make up its own.
     let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
@@ -136,7 +195,7 @@ fn fixture_server() -> anyhow::Result<mcp::server::Server> {
         .on_complete(|_ctx, _params| async move {
             Ok(CompleteResult::values(vec!["test".into(), "test2".into()]))
         });
-    Ok(server.build()?)
+    Ok(server)
 }
 
 // ---------------------------------------------------------------------------------------------

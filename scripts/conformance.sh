@@ -48,25 +48,42 @@ for bin in conformance_server conformance_client; do
 done
 
 # A free port: bind port 0, read what the kernel chose, release it.
-PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
-URL="http://127.0.0.1:$PORT/mcp"
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
 mkdir -p "$OUT_DIR"
 
-"$BIN_DIR/conformance_server" --port "$PORT" >"$OUT_DIR/server.log" 2>&1 &
-SERVER_PID=$!
-trap 'kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true' EXIT
+SERVER_PID=""
+stop_server() {
+  if [ -n "$SERVER_PID" ]; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+  fi
+}
+trap stop_server EXIT
 
-for _ in $(seq 1 100); do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
-    break
-  fi
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    echo "the fixture server exited early:" >&2
-    cat "$OUT_DIR/server.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+# Starts the fixture server (with any extra arguments: --mounted, --proxied) on a free port,
+# logging to $OUT_DIR/$1, and waits until it accepts connections.
+start_server() {
+  local log="$1"
+  shift
+  PORT="$(free_port)"
+  URL="http://127.0.0.1:$PORT/mcp"
+  "$BIN_DIR/conformance_server" --port "$PORT" "$@" >"$OUT_DIR/$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
+      return 0
+    fi
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "the fixture server exited early:" >&2
+      cat "$OUT_DIR/$log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
 
 status=0
 run() {
@@ -84,6 +101,7 @@ summary() {
   sed 's/\x1b\[[0-9;]*m//g' "$OUT_DIR/$1.txt" | grep -E '^(✗|Total:)' || true
 }
 
+start_server server.log
 run requirements-2026-07-28 --requirements 2026-07-28 || status=1
 summary requirements-2026-07-28
 run requirements-2025-11-25 --requirements 2025-11-25 || status=1
@@ -91,6 +109,26 @@ summary requirements-2025-11-25
 # Reported only: the pending SEP scenarios are still moving.
 run all-2026-07-28 --suite all --spec-version 2026-07-28 || true
 summary all-2026-07-28
+stop_server
+
+# The same fixture served through composition, gating on both wires: mounted (with an empty
+# prefix, beside a prefixed sibling) in a gateway McpServer, and behind a proxy that reaches
+# it through our Client over an in-memory transport.
+# The proxied legs gate on a baseline of what the proxy is known not to pass through (each
+# entry says why); a new failure, or an entry that starts passing, fails the run.
+for way in mounted proxied; do
+  echo "== the fixture served --$way"
+  baseline=()
+  if [ "$way" = proxied ]; then
+    baseline=(--expected-failures scripts/conformance-proxied-baseline.yml)
+  fi
+  start_server "server-$way.log" "--$way"
+  run "$way-requirements-2026-07-28" --requirements 2026-07-28 "${baseline[@]}" || status=1
+  summary "$way-requirements-2026-07-28"
+  run "$way-requirements-2025-11-25" --requirements 2025-11-25 "${baseline[@]}" || status=1
+  summary "$way-requirements-2025-11-25"
+  stop_server
+done
 
 # The client side: the harness starts a mock server per scenario and runs our client on it.
 CLIENT="$BIN_DIR/conformance_client"

@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["resolve"],
     &["transport"],
     &["client"],
+    &["proxy"],
     &["error"],
     &["serve"],
     &["__private"],

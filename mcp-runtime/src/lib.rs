@@ -28,8 +28,10 @@
 //! 8. [`transport`]: stdio, in-memory and (feature `http`) Streamable HTTP, each turning bytes
 //!    into requests for a server, or (client side) into a [`Duplex`](transport::Duplex).
 //! 9. [`client`]: a client of both generations over any transport.
-//! 10. [`Error`]: the one error a `main` returns, whatever failed.
-//! 11. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
+//! 10. [`proxy`]: a remote server served through a [`Client`](client::Client) as an
+//!     [`McpServer`](server::McpServer) of this process.
+//! 11. [`Error`]: the one error a `main` returns, whatever failed.
+//! 12. Serving: `serve_stdio`, `serve_http` and `serve_in_memory` on both server types, the
 //!     only place that joins a server to a transport.
 //!
 //! Above them all, `__private` names what macro-generated code uses.
@@ -44,6 +46,7 @@ mod error;
 mod identity;
 mod panics;
 pub mod protocol;
+pub mod proxy;
 pub mod push;
 pub mod resolve;
 mod serve;

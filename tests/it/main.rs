@@ -41,6 +41,7 @@ mod http_security;
 mod legacy_session_hooks;
 mod macro_prompts_resources;
 mod macro_tools;
+mod mounting;
 mod plain_schemas;
 mod policies;
 mod protected_e2e;

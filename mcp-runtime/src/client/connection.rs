@@ -248,7 +248,8 @@ impl Client {
     }
 
     /// Sends a request of the current revision: in 2026-07-28, `_meta` carries the version,
-    /// capabilities and client info. A server that refuses the version (`-32022`) but lists
+    /// capabilities and client info (capabilities already in `params._meta` are kept: a proxy
+    /// declares its caller's, not its own). A server that refuses the version (`-32022`) but lists
     /// 2026-07-28 among the ones it supports gets the request once more.
     pub async fn request<R: DeserializeOwned>(
         &self,
@@ -275,10 +276,12 @@ impl Client {
                 .or_insert_with(|| Value::Object(Map::new()));
             if let Value::Object(meta) = meta {
                 meta.insert(keys::PROTOCOL_VERSION.into(), json!(V2026_07_28));
-                meta.insert(
-                    keys::CLIENT_CAPABILITIES.into(),
-                    serde_json::to_value(&self.inner.capabilities)?,
-                );
+                if !meta.contains_key(keys::CLIENT_CAPABILITIES) {
+                    meta.insert(
+                        keys::CLIENT_CAPABILITIES.into(),
+                        serde_json::to_value(&self.inner.capabilities)?,
+                    );
+                }
                 meta.insert(
                     keys::CLIENT_INFO.into(),
                     serde_json::to_value(&self.inner.info)?,

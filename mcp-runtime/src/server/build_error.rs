@@ -76,6 +76,23 @@ pub enum BuildError {
         /// Who has it: "the core protocol", or "extension `com.example/other`".
         holder: String,
     },
+    /// A server cannot be mounted as asked (see `McpServer::mount`).
+    #[error("cannot mount a server under `{prefix}`: {reason}")]
+    InvalidMount {
+        /// The prefix, as given.
+        prefix: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Two tools, prompts, resources, templates or extension methods would read alike in a
+    /// server with mounted servers (each child's names under its prefix).
+    #[error("two {kind}s read `{name}` in the mounting server; give one of them another prefix")]
+    MountClash {
+        /// `tool`, `prompt`, `resource`, `resource template` or `extension method`.
+        kind: &'static str,
+        /// The name, URI, template or method as the mounting server would list it.
+        name: String,
+    },
     /// The request-state policy is unusable.
     #[error(transparent)]
     RequestState(#[from] ConfigError),

@@ -1,6 +1,7 @@
 //! Assembling a [`Server`]: identity, handlers, limits. Settings are only stored until
 //! [`ServerBuilder::build`], which checks them once and in any order.
 
+use super::mount::Mount;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -96,6 +97,8 @@ pub struct ServerBuilder {
     pub(crate) live: Option<Arc<LiveTables>>,
     /// The middleware layers, stacked as they were added; `None` without any.
     pub(crate) middleware: Option<Stack>,
+    /// The servers mounted in an `McpServer`.
+    pub(crate) mounts: Arc<[Mount]>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -140,6 +143,7 @@ impl ServerBuilder {
             bus: Arc::new(LocalBus::new()),
             live: None,
             middleware: None,
+            mounts: Arc::new([]),
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }

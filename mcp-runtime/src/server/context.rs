@@ -289,6 +289,11 @@ impl Context {
         self.inner.cancellation.cancelled().await;
     }
 
+    /// Whether the client asked for progress reports (sent a `progressToken`).
+    pub fn wants_progress(&self) -> bool {
+        self.inner.admitted.progress_token.is_some()
+    }
+
     /// Reports progress, if the client asked for it with a `progressToken` (else does nothing).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(token) = &self.inner.admitted.progress_token else {

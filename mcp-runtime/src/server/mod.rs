@@ -22,6 +22,7 @@ mod listen;
 mod listen_tasks;
 mod listing;
 mod middleware;
+mod mount;
 pub(crate) mod preread;
 pub(crate) mod refusal;
 pub(crate) mod registry;
@@ -94,6 +95,8 @@ struct Inner {
     fanout: Arc<fanout::Fanout>,
     /// The tables of an `McpServer`; `None` for a server of the application's own handlers.
     live: Option<Arc<registry::LiveTables>>,
+    /// The servers mounted in it (see `McpServer::mount`).
+    mounts: Arc<[mount::Mount]>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -146,6 +149,7 @@ impl Server {
                 app_state: Arc::new(b.app_state),
                 fanout: Arc::new(fanout::Fanout::new(b.bus)),
                 live: b.live,
+                mounts: b.mounts,
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -207,6 +211,7 @@ impl Server {
         if let Some(live) = &self.inner.live {
             live.advertise(&mut capabilities);
         }
+        self.advertise_mounts(&mut capabilities);
         capabilities
     }
 
@@ -231,7 +236,10 @@ impl Server {
     /// an extension routes the method by one (see [`Extension::routing_param`]).
     #[cfg(feature = "http")]
     pub(crate) fn routing_param(&self, method: &str) -> Option<&str> {
-        self.inner.extensions.routing_param(method)
+        self.inner
+            .extensions
+            .routing_param(method)
+            .or_else(|| self.mounted_routing_param(method))
     }
 
     fn result_fields(&self, generation: Generation) -> &ResultFields {

@@ -24,31 +24,39 @@ impl Server {
     pub(super) async fn route(
         &self,
         request: RawRequest,
-        mut exchange: Exchange,
+        exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
-        // A listen is a stream open for as long as its client listens: a layer's timeout
-        // would end it and a concurrency limit would be held by it.
-        let layered = |_: &&Stack| !exchange.internal && method != methods::SUBSCRIPTIONS_LISTEN;
-        let middleware = self.inner.middleware.as_ref().filter(layered);
-        let outcome = match middleware {
-            None => match self.admit_request(&id, &method, params.as_deref(), &mut exchange) {
-                Ok((ctx, state)) => {
-                    let params = params.as_deref();
-                    self.routed(&id, &method, params, exchange, ctx, state)
-                        .await
-                }
-                Err(error) => Err(error),
-            },
-            Some(stack) => {
-                self.through_middleware(stack, id, method.clone(), params, exchange)
-                    .await
-            }
-        };
+        let outcome = self.dispatch(&id, &method, params, exchange).await;
         if let Err(error) = &outcome {
             refusal::rpc(Some(&method), error);
         }
         outcome
+    }
+
+    /// A request through this server's layers, if it has any, to its handler (or to the
+    /// mounted server it names).
+    pub(super) async fn dispatch(
+        &self,
+        id: &RequestId,
+        method: &str,
+        params: Option<Box<RawValue>>,
+        mut exchange: Exchange,
+    ) -> Result<String, McpError> {
+        // A listen is a stream open for as long as its client listens: a layer's timeout
+        // would end it and a concurrency limit would be held by it.
+        let layered = |_: &&Stack| !exchange.internal && method != methods::SUBSCRIPTIONS_LISTEN;
+        match self.inner.middleware.as_ref().filter(layered) {
+            None => {
+                let params = params.as_deref();
+                let (ctx, state) = self.admit_request(id, method, params, &mut exchange)?;
+                self.routed(id, method, params, exchange, ctx, state).await
+            }
+            Some(stack) => {
+                self.through_middleware(stack, id.clone(), method.to_owned(), params, exchange)
+                    .await
+            }
+        }
     }
 
     /// A request through the server's middleware, which stands between its admission and its
@@ -104,6 +112,10 @@ impl Server {
         ctx: Context,
         state: StateField,
     ) -> Result<String, McpError> {
+        // Past this server's own layers, so they see the requests of its mounted servers too.
+        if let Some(target) = self.mount_target(method, params) {
+            return Server::forward(target, id, method, exchange).await;
+        }
         let generation = ctx.generation();
         let h = &self.inner.handlers;
         match method {

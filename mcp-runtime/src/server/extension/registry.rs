@@ -204,6 +204,11 @@ impl Extensions {
         self.methods.get(name)
     }
 
+    /// The methods it serves.
+    pub fn method_names(&self) -> impl Iterator<Item = &str> {
+        self.methods.keys().map(String::as_str)
+    }
+
     /// The params field requests for `method` are routed by, if an extension names one.
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub fn routing_param(&self, method: &str) -> Option<&str> {

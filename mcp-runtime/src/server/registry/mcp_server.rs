@@ -17,6 +17,7 @@ use super::resources::ResourceEntry;
 use super::tables::{Tables, Versions, install};
 use super::tools::{TaskSupport, ToolEntry};
 use crate::boxed::BoxError;
+use crate::server::mount;
 use crate::server::tasks::TaskRuntime;
 use crate::server::{
     BuildError, Context, Extension, McpRequest, McpResponse, McpService, Server, ServerBuilder,
@@ -48,6 +49,7 @@ pub struct McpServer {
     prompts: Vec<PromptEntry>,
     resources: Vec<ResourceEntry>,
     tasks: Option<Tasks>,
+    mounts: Vec<(String, McpServer)>,
 }
 
 impl McpServer {
@@ -60,6 +62,7 @@ impl McpServer {
             prompts: Vec::new(),
             resources: Vec::new(),
             tasks: None,
+            mounts: Vec::new(),
         }
     }
 
@@ -144,6 +147,49 @@ impl McpServer {
     /// Registers resources and resource templates, usually `mcp::resources![a, b]`.
     pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceEntry>) -> Self {
         self.resources.extend(resources);
+        self
+    }
+
+    /// Serves `server` as part of this one: its tools and prompts listed as
+    /// `{prefix}_{name}`, its resources and templates as `{prefix}+{uri}` (an empty prefix keeps
+    /// its names), and every request for them answered by it.
+    ///
+    /// The mounted server keeps everything of its own: shared state ([`state`](Self::state)),
+    /// request-state sealing (its keys, its name as the audience: a `requestState` it mints
+    /// opens nowhere else), its tasks and completions. What it advertises is added to this
+    /// server's capabilities; its list changes and resource updates reach this server's
+    /// clients (it publishes on this server's [bus](Self::notification_bus)). Its own HTTP,
+    /// auth and transport settings are not used: the mounting server's are.
+    ///
+    /// [`build`](Self::build) refuses a prefix that is not a letter followed by letters, digits
+    /// or `-`, two servers under one prefix, a mounted server named like its parent or a
+    /// sibling, and any two tools, prompts, resources, templates or extension methods that
+    /// would read alike.
+    ///
+    /// ```
+    /// use mcp::McpServer;
+    ///
+    /// /// Adds a note.
+    /// #[mcp::tool]
+    /// async fn add(text: String) -> String {
+    ///     format!("noted: {text}")
+    /// }
+    ///
+    /// /// Adds two numbers.
+    /// #[mcp::tool(name = "add")]
+    /// async fn sum(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let gateway = McpServer::new("gateway")
+    ///     .mount("notes", McpServer::new("notes").tools(mcp::tools![add]))
+    ///     .mount("calc", McpServer::new("calc").tools(mcp::tools![sum]))
+    ///     .build()?;
+    /// assert!(gateway.capabilities().tools.is_some());
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn mount(mut self, prefix: impl Into<String>, server: McpServer) -> Self {
+        self.mounts.push((prefix.into(), server));
         self
     }
 
@@ -653,6 +699,7 @@ impl McpServer {
             prompts,
             resources,
             tasks,
+            mounts,
         } = self;
         check(&tools, &prompts, &resources, &builder.app_state)?;
         let wants_tasks = tools.iter().any(|t| t.task != TaskSupport::Forbidden);
@@ -670,7 +717,11 @@ impl McpServer {
             completes_itself,
         ));
         builder = install(builder, &live, tasks);
+        let mounts = mount::build(&builder.info.name, mounts, &builder.bus)?;
+        builder = mount::install(builder, &live, mounts);
         builder.live = Some(live);
-        builder.build()
+        let server = builder.build()?;
+        mount::check_clashes(&server)?;
+        Ok(server)
     }
 }

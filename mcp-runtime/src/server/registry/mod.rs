@@ -27,7 +27,7 @@ pub use policy::RateLimit;
 pub use prompts::{IntoPromptOutcome, PromptCall, PromptEntry};
 pub use resources::{IntoResourceOutcome, ResourceCall, ResourceEntry};
 pub use returns::{IntoToolOutcome, Json};
-pub(crate) use tables::ToolRun;
+pub(crate) use tables::{Tables, ToolRun, page};
 pub use tools::{TaskSupport, ToolCall, ToolEntry};
 pub(crate) use uri_template::UriTemplate;
 

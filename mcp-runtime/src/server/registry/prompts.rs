@@ -65,6 +65,36 @@ pub struct PromptEntry {
 }
 
 impl PromptEntry {
+    /// A prompt written by hand rather than by `#[mcp::prompt]`: its listing as given and the
+    /// function that answers `prompts/get` of it.
+    ///
+    /// ```
+    /// use mcp::BoxFuture;
+    /// use mcp::protocol::{GetPromptParams, GetPromptResult, McpError, Outcome, Prompt};
+    /// use mcp::server::{Context, McpServer, PromptEntry};
+    ///
+    /// fn hello(_ctx: Context, _get: GetPromptParams) -> BoxFuture<Result<Outcome<GetPromptResult>, McpError>> {
+    ///     Box::pin(async { Ok(GetPromptResult::new(vec![mcp::PromptMessage::user("Hello!")]).into()) })
+    /// }
+    ///
+    /// let prompt = Prompt { name: "hello".into(), ..Prompt::default() };
+    /// let server = McpServer::new("greeter")
+    ///     .prompts([PromptEntry::from_prompt(prompt, hello)])
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn from_prompt(prompt: Prompt, call: PromptCall) -> Self {
+        Self {
+            prompt,
+            call,
+            requires: Vec::new(),
+            completions: &[],
+            scopes: Arc::from([]),
+            invalid: None,
+        }
+    }
+
     /// Assembles an entry.
     #[doc(hidden)]
     pub fn new(info: PromptInfo, call: PromptCall) -> Self {

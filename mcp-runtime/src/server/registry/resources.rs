@@ -101,6 +101,61 @@ pub(crate) enum Listing {
 }
 
 impl ResourceEntry {
+    /// A resource written by hand rather than by `#[mcp::resource]`: its listing as given and
+    /// the function that reads it.
+    ///
+    /// ```
+    /// use mcp::BoxFuture;
+    /// use mcp::protocol::{McpError, Outcome, ReadResourceParams, ReadResourceResult, Resource};
+    /// use mcp::server::{Context, McpServer, ResourceEntry};
+    ///
+    /// fn motd(
+    ///     _ctx: Context,
+    ///     read: ReadResourceParams,
+    ///     _vars: Vec<(String, String)>,
+    /// ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
+    ///     let contents = mcp::ResourceContents::text(read.uri, "Welcome.");
+    ///     Box::pin(async move { Ok(ReadResourceResult::new(vec![contents]).into()) })
+    /// }
+    ///
+    /// let server = McpServer::new("board")
+    ///     .resources([ResourceEntry::from_resource(Resource::new("board://motd", "motd"), motd)])
+    ///     .build()?;
+    /// # let _ = server;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    pub fn from_resource(resource: Resource, call: ResourceCall) -> Self {
+        Self {
+            template: UriTemplate::literal(&resource.uri),
+            listing: Listing::Static(resource),
+            call,
+            cache: None,
+            completions: &[],
+            requires: Vec::new(),
+            vars: Vec::new(),
+            invalid: None,
+        }
+    }
+
+    /// A resource template written by hand: its listing as given and the function that reads
+    /// the URIs it matches (with the variables each gives). Fails on a template the matcher
+    /// cannot read.
+    pub fn from_template(
+        template: ResourceTemplate,
+        call: ResourceCall,
+    ) -> Result<Self, TemplateError> {
+        Ok(Self {
+            template: UriTemplate::parse(&template.uri_template)?,
+            listing: Listing::Template(template),
+            call,
+            cache: None,
+            completions: &[],
+            requires: Vec::new(),
+            vars: Vec::new(),
+            invalid: None,
+        })
+    }
+
     /// Assembles an entry; fails on a template the matcher cannot use (the macro has already
     /// checked it, so this only guards hand-written entries).
     #[doc(hidden)]

@@ -176,6 +176,36 @@ impl Tables {
                 .any(|&i| self.resources[i].template.matches(uri).is_some())
     }
 
+    /// The listings as clients see them, for a server this one is mounted in.
+    pub fn tool_listing(&self) -> &[Tool] {
+        &self.tool_listing
+    }
+
+    pub fn prompt_listing(&self) -> &[Prompt] {
+        &self.prompt_listing
+    }
+
+    pub fn resource_listing(&self) -> &[Resource] {
+        &self.resource_listing
+    }
+
+    pub fn template_listing(&self) -> &[ResourceTemplate] {
+        &self.template_listing
+    }
+
+    pub fn has_tool(&self, name: &str) -> bool {
+        self.tool_calls.contains_key(name)
+    }
+
+    pub fn has_prompt(&self, name: &str) -> bool {
+        self.prompt_calls.contains_key(name)
+    }
+
+    /// Whether `uri` is one of the templates as listed (a completion names one so).
+    pub fn has_template(&self, uri: &str) -> bool {
+        self.template_listing.iter().any(|t| t.uri_template == uri)
+    }
+
     pub fn has_completions(&self) -> bool {
         !self.completions.calls.is_empty()
     }
@@ -209,7 +239,7 @@ fn completions(prompts: &[PromptEntry], resources: &[ResourceEntry]) -> Completi
 }
 
 /// One page of a listing whose cursors carry the listing's `version`: `"{version}:{offset}"`.
-fn page<T: Clone>(
+pub(crate) fn page<T: Clone>(
     items: &[T],
     version: u64,
     cursor: Option<&str>,

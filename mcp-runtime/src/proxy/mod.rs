@@ -1,0 +1,87 @@
+//! A remote MCP server served as if its tools, prompts and resources were this process's own:
+//! [`proxy`] lists what the remote has through a [`Client`] and answers each request by
+//! making it to the remote.
+//!
+//! A multi-round call passes through round by round. The remote's `inputRequests` go to our
+//! caller as they came, and the retry's `inputResponses` go back unchanged. The remote's
+//! `requestState` travels sealed a second time, by the proxy's own
+//! [`RequestStateSecurity`](crate::state::RequestStateSecurity): bound to the proxied
+//! method, name and arguments, and to our caller's identity, so one caller's round cannot be
+//! replayed by another even when the remote does not bind its state to anyone (it cannot: it
+//! sees the proxy, not the caller). A 2025-11-25 caller cannot carry an
+//! `InputRequiredResult`: its proxy answers the remote's questions through that caller's
+//! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
+//! retries until the remote answers.
+
+mod forward;
+mod listing;
+mod progress;
+
+use std::sync::Arc;
+
+use crate::client::{Client, ClientError};
+use crate::protocol::McpError;
+use crate::server::McpServer;
+
+/// What the forwarding functions find in the proxy's shared state.
+struct Remote {
+    client: Client,
+    progress: Arc<progress::ProgressRelay>,
+}
+
+/// An [`McpServer`] named `name` that serves what the server behind `client` lists now:
+/// its tools, prompts, resources and resource templates (each kind the remote does not serve
+/// is left empty), and its completions. Build it, serve it, or [mount](McpServer::mount) it
+/// like any other.
+///
+/// `client` speaks whichever revision it was set up for: 2026-07-28 as built, 2025-11-25
+/// after [`Client::initialize`]. The remote's errors come back with their codes. The listing
+/// is read once, here; a remote that changes its tools later needs a new proxy.
+///
+/// The remote's progress reports on a call reach the caller who asked for them (the proxy
+/// takes `client`'s [notifications](Client::notifications) for that). Not passed through: the
+/// remote's log messages, a 2025-11-25 remote's own requests in the middle of a call (they go
+/// to `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
+/// without the tasks extension declared, so it answers in the call), and subscriptions to the
+/// remote's resources.
+///
+/// ```no_run
+/// use mcp::client::Client;
+/// use mcp::protocol::Implementation;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let remote = mcp::transport::http_client::connect("http://127.0.0.1:3001/mcp")?;
+/// let client = Client::builder(Implementation::new("gateway", "1.0.0"))
+///     .accept_tasks(false)
+///     .connect(remote);
+/// mcp::proxy::proxy("upstream", client)
+///     .await?
+///     .serve_http("127.0.0.1:8000")
+///     .await?;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
+    let listed = listing::fetch(&client).await?;
+    let progress = Arc::new(progress::ProgressRelay::default());
+    progress.start(&client);
+    let server = McpServer::new(name)
+        .tools(listed.tools)
+        .prompts(listed.prompts)
+        .resources(listed.resources)
+        .on_complete(forward::complete)
+        .state(Remote { client, progress });
+    Ok(server)
+}
+
+/// The remote's answer as our caller gets it: its JSON-RPC errors as they came, anything
+/// else as an internal error (the cause logged, not sent).
+fn passed_through(error: ClientError) -> McpError {
+    match error {
+        ClientError::Rpc(error) => error,
+        other => {
+            tracing::warn!(error = %other, "the proxied server did not answer");
+            McpError::internal("The proxied server did not answer")
+        }
+    }
+}

@@ -1,0 +1,544 @@
+//! Composition: servers mounted in one `McpServer` under name prefixes (each keeping its own
+//! state and sealing), and a remote server served through our `Client` by a proxy, rounds
+//! passed through.
+
+use mcp::client::{Client, ClientError};
+use mcp::protocol::{
+    CompleteParams, CompleteResult, CompletionArgument, CompletionReference, Implementation,
+    InputResponses, McpError, Outcome, ReadResourceResult, code,
+};
+use mcp::server::{BuildError, Server};
+use mcp::{Elicit, McpServer, State};
+use serde_json::{Value, json};
+
+use crate::support::http::serve;
+use crate::support::{self, Region, connect_in_memory, provision};
+
+/// Whose server a handler ran on.
+struct Owner(&'static str);
+
+/// Adds a note.
+#[mcp::tool]
+async fn add(text: String, owner: State<Owner>) -> String {
+    format!("{} noted {text}", owner.0)
+}
+
+/// Adds two numbers.
+#[mcp::tool(name = "add")]
+async fn sum(a: i64, b: i64, owner: State<Owner>) -> String {
+    format!("{} says {}", owner.0, a + b)
+}
+
+/// Asks for a region; the same tool in both children, so their states could be swapped.
+#[mcp::tool]
+async fn ask(region: Elicit<Region>, owner: State<Owner>) -> String {
+    format!("{} in {}", owner.0, region.region)
+}
+
+/// Greets.
+#[mcp::prompt]
+async fn hello(who: String) -> Vec<mcp::PromptMessage> {
+    vec![mcp::PromptMessage::user(format!("Hello, {who}!"))]
+}
+
+/// Today's note.
+#[mcp::resource("note://today", name = "today")]
+async fn today() -> &'static str {
+    "water the plants"
+}
+
+/// One note.
+#[mcp::resource("note://{id}", name = "note")]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+fn notes() -> McpServer {
+    McpServer::new("notes")
+        .state(Owner("notes"))
+        .tools(mcp::tools![add, ask])
+        .prompts(mcp::prompts![hello])
+        .resources(mcp::resources![today, note])
+        .on_complete(|_ctx, _params| async { Ok(CompleteResult::values(vec!["ada".into()])) })
+}
+
+fn calc() -> McpServer {
+    McpServer::new("calc")
+        .state(Owner("calc"))
+        .tools(mcp::tools![sum, ask])
+}
+
+fn gateway() -> Server {
+    McpServer::new("gateway")
+        .mount("notes", notes())
+        .mount("calc", calc())
+        .build()
+        .expect("the gateway builds")
+}
+
+fn text(result: &mcp::protocol::CallToolResult) -> String {
+    let first = result.content.first().and_then(|c| c.as_text());
+    first.expect("a text result").to_owned()
+}
+
+fn client() -> mcp::client::ClientBuilder {
+    Client::builder(Implementation::new("mounting-test", "1.0.0"))
+        .on_elicit(|params| async move { Ok(support::answer(&params)) })
+}
+
+fn http_client(url: &str) -> Client {
+    client().connect(mcp::transport::http_client::connect(url).expect("connects"))
+}
+
+fn rpc_error(outcome: Result<impl std::fmt::Debug, ClientError>) -> McpError {
+    match outcome {
+        Err(ClientError::Rpc(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn mounted_tools_and_prompts_are_listed_and_called_under_their_prefixes() {
+    let client = connect_in_memory(gateway());
+    let mut tools: Vec<String> = (client.list_all_tools().await.expect("lists"))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    tools.sort();
+    assert_eq!(tools, ["calc_add", "calc_ask", "notes_add", "notes_ask"]);
+
+    let noted = client
+        .call_tool("notes_add", Some(json!({"text": "milk"})))
+        .await
+        .expect("notes_add answers");
+    assert_eq!(text(&noted), "notes noted milk");
+    let summed = client
+        .call_tool("calc_add", Some(json!({"a": 2, "b": 3})))
+        .await
+        .expect("calc_add answers");
+    // Each child reads its own shared state: the same type holds another value in each.
+    assert_eq!(text(&summed), "calc says 5");
+
+    let unknown = rpc_error(client.call_tool("add", Some(json!({"text": "x"}))).await);
+    assert_eq!(unknown.code, code::INVALID_PARAMS);
+
+    let prompts = client.list_prompts(None).await.expect("lists prompts");
+    assert_eq!(prompts.prompts.len(), 1);
+    assert_eq!(prompts.prompts[0].name, "notes_hello");
+    let got = client
+        .get_prompt("notes_hello", Some(json!({"who": "Ada"})))
+        .await
+        .expect("the prompt answers");
+    assert_eq!(
+        serde_json::to_value(&got.messages).expect("serializes")[0]["content"]["text"],
+        "Hello, Ada!"
+    );
+
+    let capabilities = gateway().capabilities();
+    assert!(capabilities.tools.is_some() && capabilities.prompts.is_some());
+    assert!(capabilities.resources.is_some() && capabilities.completions.is_some());
+}
+
+#[tokio::test]
+async fn the_gateways_layers_see_the_requests_of_its_mounted_servers() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let audit =
+        tower::ServiceBuilder::new().map_request(move |request: mcp::server::McpRequest| {
+            let target = request.target().unwrap_or("-").to_owned();
+            log.lock()
+                .expect("log")
+                .push(format!("{} {target}", request.method()));
+            request
+        });
+    let gateway = McpServer::new("gateway")
+        .mount("notes", notes())
+        .mount("calc", calc())
+        .layer(audit)
+        .build()
+        .expect("the gateway builds");
+    let client = connect_in_memory(gateway);
+    let summed = client
+        .call_tool("calc_add", Some(json!({"a": 1, "b": 1})))
+        .await
+        .expect("calc_add answers");
+    assert_eq!(text(&summed), "calc says 2");
+    // Seen once, under the name the gateway's caller used: a child's request is not layered
+    // twice by the gateway.
+    assert_eq!(*seen.lock().expect("log"), ["tools/call calc_add"]);
+}
+
+#[tokio::test]
+async fn mounted_resources_read_under_the_prefixed_scheme() {
+    let client = connect_in_memory(gateway());
+    let listed = client.list_resources(None).await.expect("lists resources");
+    let uris: Vec<&str> = listed.resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris, ["notes+note://today"]);
+    let templates = client
+        .list_resource_templates(None)
+        .await
+        .expect("lists templates");
+    assert_eq!(
+        templates.resource_templates[0].uri_template,
+        "notes+note://{id}"
+    );
+
+    let read: ReadResourceResult = client
+        .read_resource("notes+note://7")
+        .await
+        .expect("reads through the template");
+    let contents = serde_json::to_value(&read.contents).expect("serializes");
+    assert_eq!(
+        contents[0]["uri"], "notes+note://7",
+        "the URI read is the URI asked"
+    );
+    assert_eq!(contents[0]["text"], "note 7");
+    let today = client
+        .read_resource("notes+note://today")
+        .await
+        .expect("reads");
+    assert_eq!(today.contents[0].uri(), "notes+note://today");
+
+    // Not the child's own URI, and not a prefix that is mounted.
+    for missing in ["note://today", "calc+note://today"] {
+        let error = rpc_error(client.read_resource(missing).await);
+        assert_eq!(error.code, code::INVALID_PARAMS, "{missing}");
+        assert_eq!(error.message, format!("Resource not found: {missing}"));
+    }
+}
+
+#[tokio::test]
+async fn completions_of_a_mounted_prompt_reach_its_server() {
+    let client = connect_in_memory(gateway());
+    let params = CompleteParams {
+        reference: CompletionReference::Prompt {
+            name: "notes_hello".into(),
+            title: None,
+        },
+        argument: CompletionArgument {
+            name: "who".into(),
+            value: "a".into(),
+        },
+        context: None,
+    };
+    let completed = client.complete(&params).await.expect("completes");
+    assert_eq!(completed.completion.values, ["ada"]);
+}
+
+#[tokio::test]
+async fn a_mounted_tool_asks_round_by_round_over_http() {
+    let gateway = McpServer::new("gateway")
+        .mount("ops", McpServer::new("ops").tools(mcp::tools![provision]))
+        .build()
+        .expect("builds");
+    let (url, _stop) = serve(gateway).await;
+    let client = http_client(&url);
+    let arguments = json!({"name": "orders"});
+    let (mut answers, mut state, mut rounds) = (None, None, 0);
+    let result = loop {
+        rounds += 1;
+        let outcome = client
+            .call_tool_once("ops_provision", Some(arguments.clone()), answers, state)
+            .await
+            .expect("a round");
+        match outcome {
+            Outcome::Complete(result) => break result,
+            Outcome::InputRequired(ask) => {
+                let mut responses = InputResponses::new();
+                for (key, question) in ask.input_requests.iter().flatten() {
+                    let mcp::protocol::InputRequest::Elicit(params) = question else {
+                        panic!("only elicitation is asked");
+                    };
+                    responses.insert(key.clone(), support::answer(params));
+                }
+                answers = Some(responses);
+                state = ask.request_state;
+            }
+        }
+    };
+    // A region, then (depending on it) a confirmation, then the result.
+    assert_eq!(rounds, 3);
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+}
+
+#[tokio::test]
+async fn a_childs_request_state_opens_only_in_that_child() {
+    let (url, _stop) = serve(gateway()).await;
+    let client = http_client(&url);
+    let Outcome::InputRequired(ask) = client
+        .call_tool_once("notes_ask", Some(json!({})), None, None)
+        .await
+        .expect("the first round")
+    else {
+        panic!("notes_ask asks first");
+    };
+    let state = ask.request_state.expect("the child sealed its state");
+    let mut responses = InputResponses::new();
+    responses.insert(
+        "region",
+        json!({"action": "accept", "content": {"region": "x"}}),
+    );
+
+    // The sibling has a tool of the same name and arguments: only its keys and audience
+    // tell the token apart, and they do.
+    let refused = rpc_error(
+        client
+            .call_tool_once(
+                "calc_ask",
+                Some(json!({})),
+                Some(responses.clone()),
+                Some(state.clone()),
+            )
+            .await,
+    );
+    assert_eq!(refused.code, code::INVALID_PARAMS);
+    assert_eq!(
+        refused.message,
+        mcp::protocol::INVALID_REQUEST_STATE_MESSAGE
+    );
+
+    let answered = client
+        .call_tool_once("notes_ask", Some(json!({})), Some(responses), Some(state))
+        .await
+        .expect("the child opens its own state");
+    let Outcome::Complete(result) = answered else {
+        panic!("answered in the second round");
+    };
+    assert_eq!(text(&result), "notes in x");
+}
+
+#[test]
+fn names_that_would_read_alike_are_a_build_error() {
+    /// Clashes with the mounted `notes_add`.
+    #[mcp::tool]
+    async fn notes_add() -> &'static str {
+        "mine"
+    }
+    let clash = McpServer::new("gateway")
+        .tools(mcp::tools![notes_add])
+        .mount("notes", notes())
+        .build();
+    assert!(
+        matches!(&clash, Err(BuildError::MountClash { kind: "tool", name }) if name == "notes_add"),
+        "{clash:?}"
+    );
+
+    // Both children keep their names with an empty prefix: `ask` twice.
+    let twice = McpServer::new("gateway")
+        .mount("", notes())
+        .mount("", calc())
+        .build();
+    assert!(
+        matches!(&twice, Err(BuildError::InvalidMount { .. })),
+        "{twice:?}"
+    );
+    let alike = McpServer::new("gateway")
+        .mount("", notes())
+        .mount(
+            "n",
+            McpServer::new("n")
+                .tools(mcp::tools![ask])
+                .state(Owner("n")),
+        )
+        .mount("m", calc())
+        .build();
+    assert!(alike.is_ok(), "{alike:?}");
+    let both_ask = McpServer::new("gateway")
+        .mount(
+            "",
+            McpServer::new("a")
+                .tools(mcp::tools![ask])
+                .state(Owner("a")),
+        )
+        .mount("x", McpServer::new("b").state(Owner("b")))
+        .tools(mcp::tools![ask])
+        .state(Owner("gateway"))
+        .build();
+    assert!(
+        matches!(&both_ask, Err(BuildError::MountClash { kind: "tool", name }) if name == "ask"),
+        "{both_ask:?}"
+    );
+
+    for prefix in ["1x", "a_b", "a b"] {
+        let bad = McpServer::new("gateway").mount(prefix, notes()).build();
+        assert!(
+            matches!(&bad, Err(BuildError::InvalidMount { .. })),
+            "{prefix:?}: {bad:?}"
+        );
+    }
+    // Two children of one name would be one sealing audience.
+    let same_name = McpServer::new("gateway")
+        .mount("a", McpServer::new("twin"))
+        .mount("b", McpServer::new("twin"))
+        .build();
+    assert!(
+        matches!(&same_name, Err(BuildError::InvalidMount { .. })),
+        "{same_name:?}"
+    );
+}
+
+/// Fails the way a remote server's handler may: a JSON-RPC error with a code of its own.
+#[mcp::tool]
+async fn refuse() -> Result<String, McpError> {
+    Err(McpError::new(1042, "refused upstream"))
+}
+
+/// Reports its progress three times.
+#[mcp::tool]
+async fn count(ctx: mcp::Context) -> &'static str {
+    for step in 1..=3 {
+        ctx.progress(f64::from(step), Some(3.0), None).await;
+    }
+    "counted"
+}
+
+/// Serves `provision` and `refuse` over HTTP, and a proxy of it (also over HTTP): the proxy's
+/// URL, and the guards of both.
+async fn proxied() -> (String, Vec<tokio_util::sync::DropGuard>) {
+    let remote = McpServer::new("upstream")
+        .tools(mcp::tools![provision, refuse, count])
+        .prompts(mcp::prompts![hello])
+        .build()
+        .expect("builds");
+    let (remote_url, remote_stop) = serve(remote).await;
+    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
+        .accept_tasks(false)
+        .connect(mcp::transport::http_client::connect(&remote_url).expect("connects"));
+    let proxy = mcp::proxy::proxy("proxy", upstream)
+        .await
+        .expect("the proxy reads the remote's listing");
+    let gateway = McpServer::new("gateway")
+        .mount("up", proxy)
+        .build()
+        .expect("builds");
+    let (url, stop) = serve(gateway).await;
+    (url, vec![remote_stop, stop])
+}
+
+#[tokio::test]
+async fn a_proxied_call_passes_its_rounds_through() {
+    let (url, _stops) = proxied().await;
+    let client = http_client(&url);
+    let mut tools: Vec<String> = (client.list_all_tools().await.expect("lists"))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    tools.sort();
+    assert_eq!(tools, ["up_count", "up_provision", "up_refuse"]);
+
+    let arguments = json!({"name": "orders"});
+    let Outcome::InputRequired(first) = client
+        .call_tool_once("up_provision", Some(arguments.clone()), None, None)
+        .await
+        .expect("the first round")
+    else {
+        panic!("the remote asks first");
+    };
+    let questions: Vec<&String> = first
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(
+        questions,
+        ["region"],
+        "the remote's question, under its key"
+    );
+    let state = first.request_state.clone().expect("state to echo");
+    let mut responses = InputResponses::new();
+    responses.insert(
+        "region",
+        json!({"action": "accept", "content": {"region": "eu-west-1"}}),
+    );
+
+    // The remote's state, sealed again by the proxy, is bound to the call it came from.
+    let replayed = rpc_error(
+        client
+            .call_tool_once(
+                "up_provision",
+                Some(json!({"name": "other"})),
+                Some(responses.clone()),
+                Some(state.clone()),
+            )
+            .await,
+    );
+    assert_eq!(
+        replayed.message,
+        mcp::protocol::INVALID_REQUEST_STATE_MESSAGE
+    );
+
+    let Outcome::InputRequired(second) = client
+        .call_tool_once(
+            "up_provision",
+            Some(arguments),
+            Some(responses),
+            Some(state),
+        )
+        .await
+        .expect("the second round")
+    else {
+        panic!("the confirmation depends on the region, so it comes next");
+    };
+    let questions: Vec<&String> = second
+        .input_requests
+        .iter()
+        .flatten()
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(questions, ["sure"]);
+
+    // The whole call, with the client's own loop.
+    let result = client
+        .call_tool("up_provision", Some(json!({"name": "orders"})))
+        .await
+        .expect("the call ends");
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+}
+
+#[tokio::test]
+async fn a_remote_error_passes_through_the_proxy_with_its_code() {
+    let (url, _stops) = proxied().await;
+    let client = http_client(&url);
+    let error = rpc_error(client.call_tool("up_refuse", None).await);
+    assert_eq!(
+        (error.code, error.message.as_ref()),
+        (1042, "refused upstream")
+    );
+    let unknown = rpc_error(client.get_prompt("up_hello", None).await);
+    assert_eq!(unknown.code, code::INVALID_PARAMS, "{unknown:?}");
+}
+
+#[tokio::test]
+async fn a_2025_caller_of_a_proxy_is_asked_through_its_session() {
+    let (url, _stops) = proxied().await;
+    let client = http_client(&url);
+    client.initialize().await.expect("a 2025-11-25 session");
+    let result = client
+        .call_tool("up_provision", Some(json!({"name": "orders"})))
+        .await
+        .expect("the proxy asks through the session's back-channel");
+    assert_eq!(text(&result), "orders in eu-west-1: true");
+    let got = client
+        .get_prompt("up_hello", Some(json!({"who": "Ada"})))
+        .await
+        .expect("the prompt answers");
+    let messages: Value = serde_json::to_value(&got.messages).expect("serializes");
+    assert_eq!(messages[0]["content"]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn the_remotes_progress_reaches_the_caller_that_asked_for_it() {
+    let (url, _stops) = proxied().await;
+    let client = http_client(&url);
+    let (mut progress, call) = client.call_tool_with_progress("up_count", None);
+    let (result, steps) = tokio::join!(call, async {
+        let mut steps = Vec::new();
+        while let Some(report) = progress.next().await {
+            steps.push(report.progress);
+        }
+        steps
+    });
+    assert_eq!(text(&result.expect("the call ends")), "counted");
+    assert_eq!(steps, [1.0, 2.0, 3.0]);
+}
