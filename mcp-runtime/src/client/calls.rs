@@ -69,10 +69,15 @@ impl Client {
         arguments: Option<Value>,
         resume: Resume,
     ) -> Result<GetPromptResult, ClientError> {
-        self.drive(resume, |responses, state| {
+        let call = self.drive(resume, |responses, state| {
             self.get_prompt_once(name, arguments.clone(), responses, state)
-        })
-        .await
+        });
+        #[cfg(feature = "otel")]
+        let call = tracing::Instrument::instrument(
+            call,
+            super::traced::call_span(methods::PROMPTS_GET, name),
+        );
+        call.await
     }
 
     /// Reads a resource, answering the server's questions on the way.
@@ -86,10 +91,15 @@ impl Client {
         uri: &str,
         resume: Resume,
     ) -> Result<ReadResourceResult, ClientError> {
-        self.drive(resume, |responses, state| {
+        let call = self.drive(resume, |responses, state| {
             self.read_resource_once(uri, responses, state)
-        })
-        .await
+        });
+        #[cfg(feature = "otel")]
+        let call = tracing::Instrument::instrument(
+            call,
+            super::traced::call_span(methods::RESOURCES_READ, uri),
+        );
+        call.await
     }
 
     /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`).

@@ -26,6 +26,11 @@ impl Server {
         exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
+        #[cfg(feature = "otel")]
+        let outcome = self
+            .traced_dispatch(&id, &method, params.as_deref(), exchange)
+            .await;
+        #[cfg(not(feature = "otel"))]
         let outcome = self
             .dispatch(&id, &method, params.as_deref(), exchange)
             .await;
@@ -35,7 +40,7 @@ impl Server {
         outcome
     }
 
-    async fn dispatch(
+    pub(super) async fn dispatch(
         &self,
         id: &RequestId,
         method: &str,
@@ -177,7 +182,13 @@ impl Server {
         // questions against them is the exception, and futures this size are moved about.
         let asker = ctx.clone();
         match handler(ctx, decoded).await? {
-            ExtendedOutcome::Complete(result) => Ok(self.result_line(id, generation, result)),
+            ExtendedOutcome::Complete(result) => {
+                #[cfg(feature = "otel")]
+                if result.is_tool_error() {
+                    crate::telemetry::note_tool_error();
+                }
+                Ok(self.result_line(id, generation, result))
+            }
             ExtendedOutcome::Extension(result) => {
                 let result = self.extension_answer(method, result, &asker)?;
                 Ok(self.result_line(id, generation, result))

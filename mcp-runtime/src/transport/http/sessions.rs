@@ -175,6 +175,8 @@ impl SessionTable {
             evict_idlest(&mut sessions, |_| true)?;
         }
         let session = Arc::new(Session::new(owner));
+        #[cfg(feature = "otel")]
+        let _ = (session.connection.peer).set(crate::telemetry::Peer::http(Some(id.clone())));
         sessions.insert(id.clone(), session.clone());
         Ok((id, session))
     }
