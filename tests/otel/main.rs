@@ -5,6 +5,8 @@
 //! `tracing` subscriber once, on one runtime every test shares (the exporters' requests run
 //! on it). Tests run concurrently, so each looks only at the spans of its own tools.
 
+#[cfg(feature = "otel")]
+mod provisioner;
 mod receiver;
 
 use std::sync::LazyLock;
@@ -174,12 +176,21 @@ fn a_two_round_call_over_http_is_one_trace_from_client_to_server() {
         let served = by_kind(SpanKind::Server);
         assert_eq!((calls.len(), rounds.len(), served.len()), (1, 2, 2));
         let call = calls[0];
-        assert!(call.parent_span_id.is_empty(), "the call is the trace's root");
+        assert!(
+            call.parent_span_id.is_empty(),
+            "the call is the trace's root"
+        );
 
         for round in &rounds {
             assert_eq!(round.name, "tools/call deploy");
-            assert_eq!(round.parent_span_id, call.span_id, "each round is the call's");
-            assert_eq!(text(round, "mcp.method.name").as_deref(), Some("tools/call"));
+            assert_eq!(
+                round.parent_span_id, call.span_id,
+                "each round is the call's"
+            );
+            assert_eq!(
+                text(round, "mcp.method.name").as_deref(),
+                Some("tools/call")
+            );
             assert_eq!(text(round, "gen_ai.tool.name").as_deref(), Some("deploy"));
             assert_eq!(
                 text(round, "mcp.protocol.version").as_deref(),
@@ -217,7 +228,10 @@ fn a_two_round_call_over_http_is_one_trace_from_client_to_server() {
             );
             assert_eq!(text(span, "network.transport").as_deref(), Some("tcp"));
             assert!(text(span, "error.type").is_none());
-            assert!(text(span, "mcp.session.id").is_none(), "2026 has no sessions");
+            assert!(
+                text(span, "mcp.session.id").is_none(),
+                "2026 has no sessions"
+            );
         }
     });
 }
@@ -311,9 +325,9 @@ fn a_forged_request_state_is_counted_and_its_code_recorded() {
             .iter()
             .filter(|point| attribute(&point.attributes, "mcp.method.name") == Some("tools/call"))
             .map(|point| match point.value {
-                Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(n)) => {
-                    n as u64
-                }
+                Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(
+                    n,
+                )) => n as u64,
                 _ => 0,
             })
             .max()

@@ -13,14 +13,23 @@ use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequ
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::metrics::v1::{HistogramDataPoint, NumberDataPoint, metric};
+use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
 use tokio::net::TcpListener;
 
 #[derive(Default)]
 struct Received {
-    spans: Vec<Span>,
+    /// Each span with the `service.name` of the process that sent it.
+    spans: Vec<(String, Span)>,
     metrics: Vec<ExportMetricsServiceRequest>,
+}
+
+/// The `service.name` of an exported resource.
+fn service(resource: Option<&Resource>) -> &str {
+    resource
+        .and_then(|resource| attribute(&resource.attributes, "service.name"))
+        .unwrap_or_default()
 }
 
 /// The receiver's address and what it has received so far.
@@ -46,16 +55,37 @@ impl Receiver {
 
     /// Every span received so far.
     pub fn spans(&self) -> Vec<Span> {
-        self.received.lock().expect("lock").spans.clone()
+        let received = self.received.lock().expect("lock");
+        received
+            .spans
+            .iter()
+            .map(|(_, span)| span.clone())
+            .collect()
+    }
+
+    /// Every span received so far from the service `name`.
+    pub fn spans_of(&self, name: &str) -> Vec<Span> {
+        let received = self.received.lock().expect("lock");
+        let spans = received.spans.iter();
+        spans
+            .filter(|(service, _)| service == name)
+            .map(|(_, span)| span.clone())
+            .collect()
     }
 
     /// Every histogram data point of `metric` received so far, newest export last.
     pub fn histogram_points(&self, metric: &str) -> Vec<HistogramDataPoint> {
+        self.histogram_points_of("otel-tests", metric)
+    }
+
+    /// Every histogram data point of `metric` received so far from the service `name`.
+    pub fn histogram_points_of(&self, name: &str, metric: &str) -> Vec<HistogramDataPoint> {
         let received = self.received.lock().expect("lock");
         received
             .metrics
             .iter()
             .flat_map(|export| &export.resource_metrics)
+            .filter(|resource| service(resource.resource.as_ref()) == name)
             .flat_map(|resource| &resource.scope_metrics)
             .flat_map(|scope| &scope.metrics)
             .filter(|m| m.name == metric)
@@ -90,12 +120,17 @@ async fn traces(State(received): State<Arc<Mutex<Received>>>, body: Bytes) -> im
     let Ok(export) = ExportTraceServiceRequest::decode(body) else {
         return StatusCode::BAD_REQUEST.into_response();
     };
-    let spans = export
-        .resource_spans
-        .into_iter()
-        .flat_map(|resource| resource.scope_spans)
-        .flat_map(|scope| scope.spans);
-    received.lock().expect("lock").spans.extend(spans);
+    let mut received = received.lock().expect("lock");
+    for resource in export.resource_spans {
+        let service = service(resource.resource.as_ref()).to_owned();
+        let spans = resource
+            .scope_spans
+            .into_iter()
+            .flat_map(|scope| scope.spans);
+        received
+            .spans
+            .extend(spans.map(|span| (service.clone(), span)));
+    }
     protobuf_ok()
 }
 
