@@ -7,6 +7,7 @@
 
 #[cfg(feature = "otel")]
 mod provisioner;
+mod python_client;
 mod receiver;
 
 use std::sync::LazyLock;
