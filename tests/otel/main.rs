@@ -5,7 +5,6 @@
 //! `tracing` subscriber once, on one runtime every test shares (the exporters' requests run
 //! on it). Tests run concurrently, so each looks only at the spans of its own tools.
 
-#[cfg(feature = "otel")]
 mod provisioner;
 mod python_client;
 mod receiver;

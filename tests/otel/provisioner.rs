@@ -1,4 +1,5 @@
-//! `examples/provisioner.rs` built with `--features otel` (`.ci/run` builds it so): started
+//! `examples/provisioner.rs` built with `--features otel` (`scripts/otel_check.sh` builds it
+//! so, as a test run does not build examples for `--test otel` alone): started
 //! with `OTEL_EXPORTER_OTLP_ENDPOINT`, it exports its spans and metrics to the receiver as
 //! service `provisioner`, and continues the trace our client sends in `_meta`.
 
