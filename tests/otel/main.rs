@@ -386,3 +386,60 @@ fn hex(text: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
         .collect()
 }
+
+#[test]
+fn a_closed_session_records_its_duration() {
+    run(async {
+        let (url, _stop) = serve().await;
+        let client = client(&url);
+        client.initialize().await.expect("a 2025-11-25 session");
+        client.call_tool("ping_back", None).await.expect("a result");
+        let trace = trace_of("tools/call ping_back", 2).await;
+        let session = trace
+            .iter()
+            .filter(|span| kind(span) == SpanKind::Server)
+            .find_map(|span| text(span, "mcp.session.id"))
+            .expect("the session's id");
+        let before = session_durations();
+
+        // The client ends the session as the transport says, with a DELETE.
+        let address = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_owned();
+        let mut stream = tokio::net::TcpStream::connect(&address)
+            .await
+            .expect("connect");
+        let request = format!(
+            "DELETE /mcp HTTP/1.1\r\nHost: {address}\r\nMcp-Session-Id: {session}\r\n\
+             MCP-Protocol-Version: 2025-11-25\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        );
+        tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+            .await
+            .expect("send");
+        let mut answer = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+            .await
+            .expect("read");
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while session_durations() <= before {
+            assert!(Instant::now() < deadline, "no session duration recorded");
+            flush().await;
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+}
+
+/// How many 2025-11-25 sessions the latest export says have ended.
+fn session_durations() -> u64 {
+    WORLD
+        .receiver
+        .histogram_points("mcp.server.session.duration")
+        .iter()
+        .filter(|point| attribute(&point.attributes, "mcp.protocol.version") == Some("2025-11-25"))
+        .map(|point| point.count)
+        .max()
+        .unwrap_or(0)
+}

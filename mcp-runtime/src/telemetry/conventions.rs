@@ -20,9 +20,10 @@ pub(crate) const OTHER_ERROR: &str = "_OTHER";
 
 pub(crate) const SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
 pub(crate) const CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
+pub(crate) const SERVER_SESSION_DURATION: &str = "mcp.server.session.duration";
 
-/// The explicit bucket boundaries, in seconds, the conventions ask of both operation-duration
-/// histograms.
+/// The explicit bucket boundaries, in seconds, the conventions ask of the operation- and
+/// session-duration histograms alike.
 pub(crate) const DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];

@@ -16,6 +16,7 @@ use super::conventions as semconv;
 struct Instruments {
     server_duration: Histogram<f64>,
     client_duration: Histogram<f64>,
+    session_duration: Histogram<f64>,
     request_state_rejected: Counter<u64>,
     capability_refused: Counter<u64>,
 }
@@ -45,6 +46,10 @@ fn instruments() -> &'static Instruments {
                 semconv::CLIENT_OPERATION_DURATION,
                 "The duration of the MCP request or notification as observed on the sender \
                  from the time it was sent until the response or ack is received.",
+            ),
+            session_duration: duration(
+                semconv::SERVER_SESSION_DURATION,
+                "The duration of the MCP session as observed on the MCP server.",
             ),
             request_state_rejected: meter
                 .u64_counter(semconv::REQUEST_STATE_REJECTED)
@@ -76,6 +81,18 @@ pub(crate) fn client_operation(elapsed: Duration, attributes: &[KeyValue]) {
     instruments()
         .client_duration
         .record(elapsed.as_secs_f64(), attributes);
+}
+
+/// A 2025-11-25 HTTP session ended (closed, expired or evicted) after `elapsed`, speaking
+/// `protocol_version` if it got as far as `initialize`.
+pub(crate) fn server_session(elapsed: Duration, protocol_version: Option<String>) {
+    let mut attributes = vec![KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp")];
+    if let Some(version) = protocol_version {
+        attributes.push(KeyValue::new(semconv::PROTOCOL_VERSION, version));
+    }
+    instruments()
+        .session_duration
+        .record(elapsed.as_secs_f64(), &attributes);
 }
 
 pub(crate) fn request_state_rejected(method: &str) {

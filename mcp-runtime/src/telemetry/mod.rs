@@ -16,7 +16,8 @@
 //!
 //! Every request's duration goes to the histograms `mcp.server.operation.duration` and
 //! `mcp.client.operation.duration` (seconds, the conventions' buckets, `error.type` set on
-//! failures, so tool errors are counted by filtering on it). Two counters of this runtime's
+//! failures, so tool errors are counted by filtering on it), and the length of every
+//! 2025-11-25 HTTP session to `mcp.server.session.duration`. Two counters of this runtime's
 //! own: `mcp.server.request_state.rejected` and `mcp.server.capability.refused`.
 //!
 //! [`Telemetry`] exports all of it over OTLP/HTTP; an application with its own OpenTelemetry
@@ -31,6 +32,7 @@ mod server;
 mod setup;
 
 pub(crate) use conventions::OTHER_ERROR;
+pub(crate) use metrics::server_session;
 pub(crate) use operation::{
     Ending, Operation, Side, Target, note_tool_error, watching_tool_errors,
 };

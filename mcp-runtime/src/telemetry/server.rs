@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::time::Instant;
 
+use opentelemetry::trace::TraceContextExt as _;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use tracing::Instrument as _;
@@ -113,17 +114,16 @@ pub(crate) async fn observe(
         session_id: peer.and_then(|peer| peer.session_id.as_deref()),
     };
     let span = operation.span(Some(id));
-    if !span.is_disabled() {
+    if !span.is_disabled()
+        && let Some(parent) = carried.parent()
+    {
         // The ambient span (an HTTP server span, say) is linked rather than the parent: the
         // MCP client's span is the parent whatever the transport did in between.
         let ambient = tracing::Span::current().context();
-        if let Some(parent) = carried.parent() {
-            let _ = span.set_parent(parent);
-            use opentelemetry::trace::TraceContextExt as _;
-            let ambient = ambient.span().span_context().clone();
-            if ambient.is_valid() {
-                span.add_link(ambient);
-            }
+        let ambient = ambient.span().span_context().clone();
+        let _ = span.set_parent(parent);
+        if ambient.is_valid() {
+            span.add_link(ambient);
         }
     }
     let (outcome, tool_error) = watching_tool_errors(work.instrument(span.clone())).await;
