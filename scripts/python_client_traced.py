@@ -7,7 +7,7 @@ usage: python_client_traced.py URL TRACE_ID SPAN_ID
 
 Only the OpenTelemetry API is installed (the SDK depends on it), so the client's spans do not
 record and the context it injects is the one set here: the server's spans must continue it.
-Calls `deploy` (two rounds: it asks for a region) and prints the final text.
+Calls `place` (two rounds: it asks for a region) and prints the final text.
 """
 
 import asyncio
@@ -34,7 +34,7 @@ async def main(url: str, trace_id: str, span_id: str) -> None:
     )
     with trace.use_span(caller):
         async with Client(url, mode="auto", elicitation_callback=on_elicit) as client:
-            result = await client.call_tool("deploy", {"name": "py"})
+            result = await client.call_tool("place", {"name": "py"})
             print(f"result: {result.content[0].text}")
 
 

@@ -3,7 +3,8 @@
 //!
 //! A binary of its own: it installs the process's global tracer and meter providers and its
 //! `tracing` subscriber once, on one runtime every test shares (the exporters' requests run
-//! on it). Tests run concurrently, so each looks only at the spans of its own tools.
+//! on it). Tests run concurrently, so each calls tools of its own and looks only at their
+//! spans.
 
 mod provisioner;
 mod python_client;
@@ -119,6 +120,12 @@ async fn deploy(name: String, region: Elicit<Region>) -> String {
     format!("{name} in {}", region.region)
 }
 
+/// `deploy` again, for the Python client's test: each test's spans carry names of its own.
+#[mcp::tool]
+async fn place(name: String, region: Elicit<Region>) -> String {
+    format!("{name} in {}", region.region)
+}
+
 /// Fails as a tool: a JSON-RPC success with `isError`.
 #[mcp::tool]
 async fn broken() -> CallToolResult {
@@ -131,9 +138,36 @@ async fn ping_back() -> String {
     "pong".to_owned()
 }
 
+/// `ping_back` again, for the session's test.
+#[mcp::tool]
+async fn ping_session() -> String {
+    "pong".to_owned()
+}
+
+/// `ping_back` again, for the foreign client's test.
+#[mcp::tool]
+async fn ping_foreign() -> String {
+    "pong".to_owned()
+}
+
+/// Takes longer than any caller here waits.
+#[mcp::tool]
+async fn sleepy() -> String {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    "late".to_owned()
+}
+
 async fn serve() -> (String, tokio_util::sync::DropGuard) {
     let server = McpServer::new("otel-server")
-        .tools(mcp::tools![deploy, broken, ping_back])
+        .tools(mcp::tools![
+            deploy,
+            place,
+            broken,
+            ping_back,
+            ping_session,
+            ping_foreign,
+            sleepy
+        ])
         .build()
         .expect("a server");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -343,7 +377,7 @@ fn the_server_continues_a_traceparent_any_client_sends_in_meta() {
         // A client of another SDK: its own trace, written into `_meta` by hand.
         let client = client(&url);
         let params = json!({
-            "name": "ping_back",
+            "name": "ping_foreign",
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {},
@@ -374,7 +408,7 @@ fn the_server_continues_a_traceparent_any_client_sends_in_meta() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         };
         assert_eq!(kind(&server), SpanKind::Server);
-        assert_eq!(server.name, "tools/call ping_back");
+        assert_eq!(server.name, "tools/call ping_foreign");
         assert_eq!(server.parent_span_id, hex("b7ad6b7169203331"));
         assert_eq!(server.trace_state, "vendor=opaque");
     });
@@ -393,8 +427,11 @@ fn a_closed_session_records_its_duration() {
         let (url, _stop) = serve().await;
         let client = client(&url);
         client.initialize().await.expect("a 2025-11-25 session");
-        client.call_tool("ping_back", None).await.expect("a result");
-        let trace = trace_of("tools/call ping_back", 2).await;
+        client
+            .call_tool("ping_session", None)
+            .await
+            .expect("a result");
+        let trace = trace_of("tools/call ping_session", 2).await;
         let session = trace
             .iter()
             .filter(|span| kind(span) == SpanKind::Server)
@@ -442,4 +479,30 @@ fn session_durations() -> u64 {
         .map(|point| point.count)
         .max()
         .unwrap_or(0)
+}
+
+#[test]
+fn a_call_given_up_ends_its_spans_as_timed_out_and_cancelled() {
+    run(async {
+        let (url, _stop) = serve().await;
+        let client = Client::builder(Implementation::new("otel-client", "1.0.0"))
+            .call_timeout(Duration::from_millis(300))
+            .connect(http_client::connect(&url).expect("a URL"));
+        let gave_up = client.call_tool("sleepy", None).await;
+        assert!(gave_up.is_err(), "{gave_up:?}");
+
+        // The call, its round, and the server's span, which ends when the client's
+        // cancellation reaches it.
+        let trace = trace_of("tools/call sleepy", 3).await;
+        let ended_as = |wanted: SpanKind| {
+            let span = trace
+                .iter()
+                .find(|span| kind(span) == wanted)
+                .expect("a span of each kind");
+            text(span, "error.type")
+        };
+        assert_eq!(ended_as(SpanKind::Internal).as_deref(), Some("timeout"));
+        assert_eq!(ended_as(SpanKind::Client).as_deref(), Some("cancelled"));
+        assert_eq!(ended_as(SpanKind::Server).as_deref(), Some("cancelled"));
+    });
 }

@@ -45,7 +45,7 @@ fn the_server_continues_the_python_clients_trace_in_every_round() {
                 .receiver
                 .spans()
                 .into_iter()
-                .filter(|span| span.trace_id == hex(TRACE_ID) && span.name == "tools/call deploy")
+                .filter(|span| span.trace_id == hex(TRACE_ID) && span.name == "tools/call place")
                 .collect();
             if served.len() >= 2 {
                 break served;

@@ -73,10 +73,7 @@ impl Client {
             self.get_prompt_once(name, arguments.clone(), responses, state)
         });
         #[cfg(feature = "otel")]
-        let call = tracing::Instrument::instrument(
-            call,
-            super::traced::call_span(methods::PROMPTS_GET, name),
-        );
+        let call = super::traced::whole_call(methods::PROMPTS_GET, name, call);
         call.await
     }
 
@@ -95,10 +92,7 @@ impl Client {
             self.read_resource_once(uri, responses, state)
         });
         #[cfg(feature = "otel")]
-        let call = tracing::Instrument::instrument(
-            call,
-            super::traced::call_span(methods::RESOURCES_READ, uri),
-        );
+        let call = super::traced::whole_call(methods::RESOURCES_READ, uri, call);
         call.await
     }
 

@@ -115,10 +115,7 @@ impl Client {
             }
         });
         #[cfg(feature = "otel")]
-        let call = tracing::Instrument::instrument(
-            call,
-            super::traced::call_span(crate::protocol::methods::TOOLS_CALL, name),
-        );
+        let call = super::traced::whole_call(crate::protocol::methods::TOOLS_CALL, name, call);
         call.await
     }
 

@@ -3,7 +3,6 @@
 //! an `INTERNAL` span over the rounds of a multi-round call so they share one parent.
 
 use std::borrow::Cow;
-use std::time::Instant;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -11,7 +10,8 @@ use tracing::Instrument as _;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use crate::telemetry::{
-    Ending, OTHER_ERROR, Operation, Side, Target, inject, note_tool_error, watching_tool_errors,
+    Ending, OTHER_ERROR, Operation, Side, Target, Underway, inject, note_tool_error,
+    watching_tool_errors,
 };
 
 use super::{Client, ClientError};
@@ -40,17 +40,16 @@ impl Client {
         if !span.is_disabled() {
             inject(&span.context(), &mut params);
         }
-        let started = Instant::now();
+        let underway = Underway::start(&operation, &span);
         let sent = self.send_request(method, Value::Object(params));
         let (outcome, tool_error) = watching_tool_errors(sent.instrument(span.clone())).await;
         let ending = match &outcome {
             Ok(_) if tool_error => Ending::ToolError,
             Ok(_) => Ending::Success,
             Err(ClientError::Rpc(error)) => Ending::Rpc(error),
-            Err(ClientError::Timeout(_)) => Ending::Other("timeout", "the call timed out"),
             Err(_) => Ending::Other(OTHER_ERROR, "the request failed"),
         };
-        operation.finish(&span, ending, started.elapsed());
+        underway.finish(ending);
         outcome
     }
 }
@@ -64,9 +63,13 @@ fn target(method: &str, params: &Map<String, Value>) -> Target<'static> {
     Target::of(method, text("name"), text("uri"))
 }
 
-/// The span over every round of one multi-round call: the parent of each round's span, so
-/// that the rounds (and the server's spans under them) land in one trace.
-pub(super) fn call_span(method: &str, name_or_uri: &str) -> tracing::Span {
+/// A multi-round call under one span, the parent of each round's span, so that the rounds
+/// (and the server's spans under them) land in one trace; a failed call marks it too.
+pub(super) async fn whole_call<T>(
+    method: &str,
+    name_or_uri: &str,
+    call: impl Future<Output = Result<T, ClientError>>,
+) -> Result<T, ClientError> {
     let target = Target::of(
         method,
         Some(Cow::Borrowed(name_or_uri)),
@@ -80,7 +83,16 @@ pub(super) fn call_span(method: &str, name_or_uri: &str) -> tracing::Span {
         network_transport: None,
         session_id: None,
     };
-    operation.span(None)
+    let span = operation.span(None);
+    let underway = Underway::start(&operation, &span);
+    let outcome = call.instrument(span.clone()).await;
+    underway.finish(match &outcome {
+        Ok(_) => Ending::Success,
+        Err(ClientError::Rpc(error)) => Ending::Rpc(error),
+        Err(ClientError::Timeout(_)) => Ending::Other("timeout", "the call timed out"),
+        Err(_) => Ending::Other(OTHER_ERROR, "the call failed"),
+    });
+    outcome
 }
 
 /// Notes a `tools/call` answer that is a tool's failure, for the span of the request it

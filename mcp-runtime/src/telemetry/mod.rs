@@ -34,9 +34,8 @@ mod setup;
 pub(crate) use conventions::OTHER_ERROR;
 pub(crate) use metrics::server_session;
 pub(crate) use operation::{
-    Ending, Operation, Side, Target, note_tool_error, watching_tool_errors,
+    Ending, Operation, Side, Target, Underway, note_tool_error, watching_tool_errors,
 };
 pub(crate) use propagation::inject;
-pub use server::Peer;
-pub(crate) use server::observe;
+pub(crate) use server::{Peer, observe};
 pub use setup::{OTLP_ENDPOINT_VARIABLE, Telemetry, TelemetryBuilder, TelemetryError};

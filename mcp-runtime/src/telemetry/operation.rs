@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::cell::Cell;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use opentelemetry::KeyValue;
 use tracing::field::Empty;
@@ -156,7 +156,7 @@ impl Operation<'_> {
     }
 
     /// Records how the operation ended on its span and its duration histogram.
-    pub(crate) fn finish(&self, span: &tracing::Span, ending: Ending<'_>, elapsed: Duration) {
+    fn finish(&self, span: &tracing::Span, ending: Ending<'_>, elapsed: Duration) {
         let error_type = ending.error_type();
         if let Some(error_type) = &error_type {
             span.record("error.type", &**error_type);
@@ -227,6 +227,46 @@ impl Operation<'_> {
         attributes
     }
 }
+
+/// An operation under way: ends it as `cancelled` when dropped before [`finish`](Self::finish),
+/// so a request whose caller stopped waiting (a call timeout, a dropped future, a client's
+/// `notifications/cancelled`) still has its span's end and its duration.
+pub(crate) struct Underway<'o, 'a> {
+    operation: &'o Operation<'a>,
+    span: &'o tracing::Span,
+    started: Instant,
+    finished: bool,
+}
+
+impl<'o, 'a> Underway<'o, 'a> {
+    pub(crate) fn start(operation: &'o Operation<'a>, span: &'o tracing::Span) -> Self {
+        Self {
+            operation,
+            span,
+            started: Instant::now(),
+            finished: false,
+        }
+    }
+
+    pub(crate) fn finish(mut self, ending: Ending<'_>) {
+        self.finished = true;
+        let elapsed = self.started.elapsed();
+        self.operation.finish(self.span, ending, elapsed);
+    }
+}
+
+impl Drop for Underway<'_, '_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            let ending = Ending::Other(CANCELLED, "the caller stopped waiting");
+            let elapsed = self.started.elapsed();
+            self.operation.finish(self.span, ending, elapsed);
+        }
+    }
+}
+
+/// `error.type` of an operation given up before it ended.
+const CANCELLED: &str = "cancelled";
 
 /// The conventions' string form of a JSON-RPC id: a number as its digits, a string as is.
 fn id_text(id: &RequestId) -> Cow<'_, str> {

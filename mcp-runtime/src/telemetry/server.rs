@@ -2,7 +2,6 @@
 //! in `params._meta`, and the duration of every request.
 
 use std::borrow::Cow;
-use std::time::Instant;
 
 use opentelemetry::trace::TraceContextExt as _;
 use serde::Deserialize;
@@ -12,12 +11,14 @@ use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use crate::protocol::{McpError, RequestId};
 
-use super::operation::{Ending, Operation, Side, Target, count_refusal, watching_tool_errors};
+use super::operation::{
+    Ending, Operation, Side, Target, Underway, count_refusal, watching_tool_errors,
+};
 use super::propagation::CarriedContext;
 
 /// What the telemetry knows of the connection a request came on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Peer {
+pub(crate) struct Peer {
     /// `network.transport`: `tcp` for HTTP, `pipe` for stdio (and the in-memory pair).
     pub(crate) network_transport: &'static str,
     /// `mcp.session.id`: the 2025-11-25 HTTP session.
@@ -81,7 +82,6 @@ pub(crate) async fn observe(
     session_version: impl FnOnce() -> Option<String>,
     work: impl Future<Output = Result<String, McpError>>,
 ) -> Result<String, McpError> {
-    let started = Instant::now();
     // Params the server cannot read are refused by the server; the span just knows less.
     let glimpse: Glimpse<'_> = params
         .and_then(|params| serde_json::from_str(params.get()).ok())
@@ -126,6 +126,7 @@ pub(crate) async fn observe(
             span.add_link(ambient);
         }
     }
+    let underway = Underway::start(&operation, &span);
     let (outcome, tool_error) = watching_tool_errors(work.instrument(span.clone())).await;
     let ending = match &outcome {
         Ok(_) if tool_error => Ending::ToolError,
@@ -135,6 +136,6 @@ pub(crate) async fn observe(
             Ending::Rpc(error)
         }
     };
-    operation.finish(&span, ending, started.elapsed());
+    underway.finish(ending);
     outcome
 }
