@@ -3,6 +3,10 @@
 //! with the answer → the result. Measures what a user of `Client::call_tool` waits: over plain
 //! HTTP/1.1 (the server's own `serve`), and with feature `tls` over HTTPS on HTTP/2 and on
 //! HTTP/1.1 (a CA made at start; the tests' TLS server, hyper-util's on the same router).
+//!
+//! Built with feature `otel`, both ends trace and time every request, as an application that
+//! installs `mcp::telemetry::Telemetry` does: the spans go out in batches, the metrics every
+//! 60 s, over OTLP/HTTP to a receiver in the same process that drops them.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp::client::Client;
@@ -75,6 +79,8 @@ fn exchange(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("runtime");
+    #[cfg(feature = "otel")]
+    let _telemetry = runtime.block_on(exporting());
     let plain = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
@@ -120,6 +126,38 @@ fn exchange(c: &mut Criterion) {
             "{name}: {versions:?}"
         );
     }
+}
+
+/// Installs the telemetry and the `tracing` subscriber that feeds it, exporting to a
+/// receiver on loopback that answers every export with an empty success.
+#[cfg(feature = "otel")]
+async fn exporting() -> mcp::telemetry::Telemetry {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let drop_it = axum::routing::post(|_: axum::body::Bytes| async {
+        (
+            [("content-type", "application/x-protobuf")],
+            Vec::<u8>::new(),
+        )
+    });
+    let receiver = axum::Router::new()
+        .route("/v1/traces", drop_it.clone())
+        .route("/v1/metrics", drop_it);
+    tokio::spawn(async move { axum::serve(listener, receiver).await });
+    let telemetry = mcp::telemetry::Telemetry::builder("bench")
+        .endpoint(base)
+        .install()
+        .expect("the telemetry");
+    tracing_subscriber::registry()
+        .with(telemetry.layer())
+        .with(tracing_subscriber::EnvFilter::new("info"))
+        .init();
+    telemetry
 }
 
 criterion_group!(benches, exchange);

@@ -20,7 +20,17 @@
 //! endpoint's public URL, e.g. `https://mcp.example.com/mcp` behind a TLS proxy), and
 //! `--scope S` requires a scope of every request. The metadata clients discover the
 //! authorization server by is served at `/.well-known/oauth-protected-resource/mcp`.
+//!
+//! Built with `--features otel` and with `OTEL_EXPORTER_OTLP_ENDPOINT` set, it exports traces
+//! and metrics over OTLP/HTTP (protobuf) as `OTEL_SERVICE_NAME` (default `provisioner`), and
+//! continues the trace a client sends in `params._meta` (`traceparent`):
+//!
+//! ```sh
+//! OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 \
+//!   cargo run --features otel --example provisioner -- --http 127.0.0.1:8000
+//! ```
 
+#[cfg(not(feature = "otel"))]
 #[path = "support/logging.rs"]
 mod logging;
 
@@ -115,7 +125,24 @@ impl Auth {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    logging::init();
+    #[cfg(feature = "otel")]
+    {
+        let telemetry = telemetry::init()?;
+        let served = serve().await;
+        if let Some(telemetry) = telemetry {
+            // What the last requests left in the exporters' buffers.
+            telemetry.shutdown().await;
+        }
+        served
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        logging::init();
+        serve().await
+    }
+}
+
+async fn serve() -> anyhow::Result<()> {
     let security = match std::env::var_os("MCP_REQUEST_STATE_KEYS") {
         Some(_) => RequestStateSecurity::from_env("MCP_REQUEST_STATE_KEYS")?,
         None => RequestStateSecurity::ephemeral(),
@@ -159,4 +186,27 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("serving http://{addr}/mcp");
     server.serve_http(addr.clone()).await?;
     Ok(())
+}
+
+#[cfg(feature = "otel")]
+mod telemetry {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+
+    /// The log of `logging::init`, and with `OTEL_EXPORTER_OTLP_ENDPOINT` set, the spans and
+    /// metrics exported there.
+    pub fn init() -> anyhow::Result<Option<mcp::telemetry::Telemetry>> {
+        let telemetry = mcp::telemetry::Telemetry::from_env("provisioner")?;
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        let log = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+        tracing_subscriber::registry()
+            .with(telemetry.as_ref().map(|telemetry| telemetry.layer()))
+            .with(log)
+            .with(filter)
+            .init();
+        Ok(telemetry)
+    }
 }

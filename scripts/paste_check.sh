@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds every Rust example of the README as a user would paste it: each one becomes a program
 # of a fresh crate outside the workspace whose `[dependencies]` are the README's own block (its
-# `mcp` path pointed at this checkout, with the `jwt`, `redis` and `oauth` features the JWT,
-# Redis and OAuth examples ask for). Lines rustdoc hides (`# …`) are pasted too, and a block
+# `mcp` path pointed at this checkout, with the `jwt`, `redis`, `oauth` and `otel` features the
+# JWT, Redis, OAuth and telemetry examples ask for). Lines rustdoc hides (`# …`) are pasted too, and a block
 # without `fn main` is wrapped in one, as rustdoc does. Fails if any program does not build.
 #
 # Shares the workspace's target directory (CARGO_TARGET_DIR, else ./target), so the
@@ -22,10 +22,10 @@ blocks = re.findall(r"^```([^\n]*)\n(.*?)^```", readme, re.S | re.M)
 deps = [body for info, body in blocks if info.strip() == "toml" and body.startswith("[dependencies]")]
 if len(deps) != 1:
     sys.exit(f"expected one ```toml [dependencies] block in the README, found {len(deps)}")
-# The JWT, Redis and OAuth examples say to turn on `jwt`, `redis` and `oauth`; the others
-# build with or without them.
+# The JWT, Redis, OAuth and telemetry examples say to turn on `jwt`, `redis`, `oauth` and
+# `otel`; the others build with or without them.
 dependencies, n = re.subn(
-    r'path = "[^"]*"', f'path = "{repo}", features = ["jwt", "redis", "oauth"]', deps[0], count=1
+    r'path = "[^"]*"', f'path = "{repo}", features = ["jwt", "redis", "oauth", "otel"]', deps[0], count=1
 )
 if n != 1:
     sys.exit("the README's [dependencies] block names no path for mcp")

@@ -8,7 +8,7 @@ use std::path::Path;
 /// from nothing beside or above it. (This file, the checker, is test code and not in it.)
 const LAYERS: &[&[&str]] = &[
     &["protocol", "boxed", "identity", "panics", "backoff"],
-    &["state"],
+    &["state", "telemetry"],
     &["auth"],
     &["push"],
     &["tasks"],

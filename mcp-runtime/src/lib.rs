@@ -12,7 +12,8 @@
 //!    ([`auth::Identity`]), catching a handler's panic, and (feature `redis`) the back-off
 //!    between attempts to reach Redis.
 //! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
-//!    caller's identity.
+//!    caller's identity. Beside it (feature `otel`), `telemetry`: the spans and metrics of an
+//!    MCP operation, which the server and the client below and above call into.
 //! 3. [`auth`]: the HTTP endpoint as an OAuth 2.1 resource server (token verifiers, metadata).
 //! 4. [`push`]: what changed on a server, and the bus that carries each change to every
 //!    instance of an application ([`LocalBus`](push::LocalBus), a Redis one with `redis`).
@@ -53,6 +54,8 @@ mod serve;
 pub mod server;
 pub mod state;
 pub mod tasks;
+#[cfg(feature = "otel")]
+pub mod telemetry;
 pub mod transport;
 
 pub use boxed::{BoxError, BoxFuture};

@@ -69,10 +69,12 @@ impl Client {
         arguments: Option<Value>,
         resume: Resume,
     ) -> Result<GetPromptResult, ClientError> {
-        self.drive(resume, |responses, state| {
+        let call = self.drive(resume, |responses, state| {
             self.get_prompt_once(name, arguments.clone(), responses, state)
-        })
-        .await
+        });
+        #[cfg(feature = "otel")]
+        let call = super::traced::whole_call(methods::PROMPTS_GET, name, call);
+        call.await
     }
 
     /// Reads a resource, answering the server's questions on the way.
@@ -86,10 +88,12 @@ impl Client {
         uri: &str,
         resume: Resume,
     ) -> Result<ReadResourceResult, ClientError> {
-        self.drive(resume, |responses, state| {
+        let call = self.drive(resume, |responses, state| {
             self.read_resource_once(uri, responses, state)
-        })
-        .await
+        });
+        #[cfg(feature = "otel")]
+        let call = super::traced::whole_call(methods::RESOURCES_READ, uri, call);
+        call.await
     }
 
     /// Opens a 2025-11-25 session (`initialize`, then `notifications/initialized`).

@@ -160,6 +160,8 @@ impl Connection {
         params: &P,
     ) -> Result<R, ClientError> {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
+        #[cfg(feature = "otel")]
+        tracing::Span::current().record("jsonrpc.request.id", tracing::field::display(&id));
         let (tx, rx) = oneshot::channel();
         lock(&self.waiting).insert(id.clone(), tx);
         // Checked after registering, so a close racing with this request is always seen.
@@ -252,6 +254,18 @@ impl Client {
     /// declares its caller's, not its own). A server that refuses the version (`-32022`) but lists
     /// 2026-07-28 among the ones it supports gets the request once more.
     pub async fn request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<R, ClientError> {
+        #[cfg(feature = "otel")]
+        return self.traced_request(method, params).await;
+        #[cfg(not(feature = "otel"))]
+        self.send_request(method, params).await
+    }
+
+    /// [`request`](Self::request) without the telemetry's span.
+    pub(super) async fn send_request<R: DeserializeOwned>(
         &self,
         method: &str,
         params: Value,

@@ -33,6 +33,8 @@ mod task_pace;
 mod task_wait;
 mod tool_start;
 mod tools_watch;
+#[cfg(feature = "otel")]
+mod traced;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -32,6 +32,8 @@ pub(super) struct ToolRound(pub Outcome<ToolStart>);
 impl<'de> Deserialize<'de> for ToolRound {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
+        #[cfg(feature = "otel")]
+        super::traced::saw_tool_result(&value);
         if value.get("resultType").and_then(Value::as_str) == Some(TASK_RESULT_TYPE) {
             let task = serde_json::from_value(value).map_err(D::Error::custom)?;
             return Ok(Self(Outcome::Complete(ToolStart::Task(task))));
@@ -96,7 +98,7 @@ impl Client {
         resume: Resume,
         progress: Option<&ProgressToken>,
     ) -> Result<CallToolResult, ClientError> {
-        self.bounded(async {
+        let call = self.bounded(async {
             let start = self
                 .rounds(resume, |responses, state| {
                     self.call_tool_round(name, arguments.clone(), responses, state, progress)
@@ -111,8 +113,10 @@ impl Client {
                 // followed, in case the application wants it anyway.
                 ToolStart::Task(task) => Err(ClientError::UnexpectedTask(Box::new(task))),
             }
-        })
-        .await
+        });
+        #[cfg(feature = "otel")]
+        let call = super::traced::whole_call(crate::protocol::methods::TOOLS_CALL, name, call);
+        call.await
     }
 
     /// Whether requests declare the tasks extension: a 2026-07-28 client that did not switch

@@ -31,6 +31,11 @@ pub struct ResultFields {
 pub trait WireResult: Serialize + Send + 'static {
     /// Fills in (2026-07-28) or strips (2025-11-25) the fields the runtime owns.
     fn fill(&mut self, fields: &ResultFields);
+
+    /// Whether this is a tool's own failure (`isError`), which the wire carries as a success.
+    fn is_tool_error(&self) -> bool {
+        false
+    }
 }
 
 fn fill_meta(meta: &mut Option<ResultMeta>, fields: &ResultFields) {
@@ -74,13 +79,18 @@ macro_rules! cacheable_results {
     )*};
 }
 
-plain_results!(
-    CallToolResult,
-    GetPromptResult,
-    CompleteResult,
-    EmptyResult,
-    ListenResult
-);
+plain_results!(GetPromptResult, CompleteResult, EmptyResult, ListenResult);
+impl WireResult for CallToolResult {
+    fn fill(&mut self, fields: &ResultFields) {
+        fill_type(&mut self.result_type, fields, ResultType::Complete);
+        fill_meta(&mut self.meta, fields);
+    }
+
+    fn is_tool_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+}
+
 cacheable_results!(
     ListToolsResult,
     ListPromptsResult,

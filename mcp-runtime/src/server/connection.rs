@@ -67,6 +67,9 @@ pub struct Connection {
     pub(crate) roots_hook: Coalesced,
     /// `subscriptions/listen` requests open on it.
     listens: AtomicUsize,
+    /// What the telemetry says of its transport and session, set by the transport.
+    #[cfg(feature = "otel")]
+    pub(crate) peer: std::sync::OnceLock<crate::telemetry::Peer>,
 }
 
 /// One open listen's place among a connection's [`MAX_LISTENS`].

@@ -30,6 +30,8 @@ mod route;
 mod sealing;
 mod subscriptions;
 pub(crate) mod tasks;
+#[cfg(feature = "otel")]
+mod traced;
 
 use std::sync::Arc;
 

@@ -27,6 +27,9 @@ impl Server {
         exchange: Exchange,
     ) -> Result<String, McpError> {
         let RawRequest { id, method, params } = request;
+        #[cfg(feature = "otel")]
+        let outcome = self.traced_dispatch(&id, &method, params, exchange).await;
+        #[cfg(not(feature = "otel"))]
         let outcome = self.dispatch(&id, &method, params, exchange).await;
         if let Err(error) = &outcome {
             refusal::rpc(Some(&method), error);
@@ -240,7 +243,13 @@ impl Server {
         // questions against them is the exception, and futures this size are moved about.
         let asker = ctx.clone();
         match handler(ctx, decoded).await? {
-            ExtendedOutcome::Complete(result) => Ok(self.result_line(id, generation, result)),
+            ExtendedOutcome::Complete(result) => {
+                #[cfg(feature = "otel")]
+                if result.is_tool_error() {
+                    crate::telemetry::note_tool_error();
+                }
+                Ok(self.result_line(id, generation, result))
+            }
             ExtendedOutcome::Extension(result) => {
                 let result = self.extension_answer(method, result, &asker)?;
                 Ok(self.result_line(id, generation, result))

@@ -96,9 +96,12 @@ struct Serving {
 
 impl Serving {
     fn new(server: Server, outgoing: mpsc::Sender<String>) -> Self {
+        let connection = Connection::new();
+        #[cfg(feature = "otel")]
+        let _ = connection.peer.set(crate::telemetry::Peer::pipe());
         Self {
             server,
-            connection: Arc::new(Connection::new()),
+            connection: Arc::new(connection),
             in_flight: Arc::default(),
             sink: NotificationSink::new(outgoing.clone()),
             outgoing,

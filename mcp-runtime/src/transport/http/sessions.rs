@@ -56,6 +56,19 @@ pub(super) struct Session {
     in_flight: Arc<InFlight>,
     /// Messages that belong to no request.
     get_stream: Arc<GetStream>,
+    /// For `mcp.server.session.duration`.
+    #[cfg(feature = "otel")]
+    opened: Instant,
+}
+
+/// The session is gone for good once the last request holding it lets go.
+#[cfg(feature = "otel")]
+impl Drop for Session {
+    fn drop(&mut self) {
+        let version = self.connection.legacy_session();
+        let version = version.map(|session| session.protocol_version);
+        crate::telemetry::server_session(self.opened.elapsed(), version);
+    }
 }
 
 impl Session {
@@ -67,6 +80,8 @@ impl Session {
             ended: CancellationToken::new(),
             in_flight: Arc::default(),
             get_stream: Arc::default(),
+            #[cfg(feature = "otel")]
+            opened: Instant::now(),
         }
     }
 
@@ -175,6 +190,8 @@ impl SessionTable {
             evict_idlest(&mut sessions, |_| true)?;
         }
         let session = Arc::new(Session::new(owner));
+        #[cfg(feature = "otel")]
+        let _ = (session.connection.peer).set(crate::telemetry::Peer::http(Some(id.clone())));
         sessions.insert(id.clone(), session.clone());
         Ok((id, session))
     }

@@ -112,7 +112,7 @@ pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelop
         Incoming::Request(request) => {
             let job = Job {
                 request,
-                connection: Arc::new(Connection::new()),
+                connection: stateless_connection(),
                 identity,
                 cancellation: CancellationToken::new(),
                 rules: StatusRules::Stateless,
@@ -171,4 +171,12 @@ async fn check_headers(
         }
     }
     Ok(())
+}
+
+/// The connection of one stateless request, which the telemetry knows came over HTTP.
+fn stateless_connection() -> Arc<Connection> {
+    let connection = Connection::new();
+    #[cfg(feature = "otel")]
+    let _ = connection.peer.set(crate::telemetry::Peer::http(None));
+    Arc::new(connection)
 }
