@@ -125,16 +125,8 @@ impl ResourceEntry {
     /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn from_resource(resource: Resource, call: ResourceCall) -> Self {
-        Self {
-            template: UriTemplate::literal(&resource.uri),
-            listing: Listing::Static(resource),
-            call,
-            cache: None,
-            completions: &[],
-            requires: Vec::new(),
-            vars: Vec::new(),
-            invalid: None,
-        }
+        let template = UriTemplate::literal(&resource.uri);
+        Self::written(template, Listing::Static(resource), call)
     }
 
     /// A resource template written by hand: its listing as given and the function that reads
@@ -144,16 +136,22 @@ impl ResourceEntry {
         template: ResourceTemplate,
         call: ResourceCall,
     ) -> Result<Self, TemplateError> {
-        Ok(Self {
-            template: UriTemplate::parse(&template.uri_template)?,
-            listing: Listing::Template(template),
+        let matcher = UriTemplate::parse(&template.uri_template)?;
+        Ok(Self::written(matcher, Listing::Template(template), call))
+    }
+
+    /// An entry written by hand: no cache hint, completions or shared state of the macros'.
+    fn written(template: UriTemplate, listing: Listing, call: ResourceCall) -> Self {
+        Self {
+            template,
+            listing,
             call,
             cache: None,
             completions: &[],
             requires: Vec::new(),
             vars: Vec::new(),
             invalid: None,
-        })
+        }
     }
 
     /// Assembles an entry; fails on a template the matcher cannot use (the macro has already
