@@ -126,6 +126,12 @@ async fn place(name: String, region: Elicit<Region>) -> String {
     format!("{name} in {}", region.region)
 }
 
+/// `deploy` again, for the test of a client that cannot answer its question.
+#[mcp::tool]
+async fn deploy_unasked(name: String, region: Elicit<Region>) -> String {
+    format!("{name} in {}", region.region)
+}
+
 /// Fails as a tool: a JSON-RPC success with `isError`.
 #[mcp::tool]
 async fn broken() -> CallToolResult {
@@ -161,6 +167,7 @@ async fn serve() -> (String, tokio_util::sync::DropGuard) {
     let server = McpServer::new("otel-server")
         .tools(mcp::tools![
             deploy,
+            deploy_unasked,
             place,
             broken,
             ping_back,
@@ -356,6 +363,42 @@ fn a_forged_request_state_is_counted_and_its_code_recorded() {
         let counted: u64 = WORLD
             .receiver
             .sum_points("mcp.server.request_state.rejected")
+            .iter()
+            .filter(|point| attribute(&point.attributes, "mcp.method.name") == Some("tools/call"))
+            .map(|point| match point.value {
+                Some(opentelemetry_proto::tonic::metrics::v1::number_data_point::Value::AsInt(
+                    n,
+                )) => n as u64,
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0);
+        assert!(counted >= 1);
+    });
+}
+
+#[test]
+fn a_question_the_client_cannot_answer_is_counted_as_a_refused_capability() {
+    run(async {
+        let (url, _stop) = serve().await;
+        // No elicitation handler: the client does not declare the capability the tool needs.
+        let client = Client::builder(Implementation::new("otel-client", "1.0.0"))
+            .connect(http_client::connect(&url).expect("a URL"));
+        let refused = client
+            .call_tool("deploy_unasked", Some(json!({"name": "orders"})))
+            .await;
+        assert!(refused.is_err(), "{refused:?}");
+
+        let trace = trace_of("tools/call deploy_unasked", 3).await;
+        let server = trace
+            .iter()
+            .find(|span| kind(span) == SpanKind::Server)
+            .expect("the server's span");
+        assert_eq!(text(server, "error.type").as_deref(), Some("-32021"));
+
+        let counted: u64 = WORLD
+            .receiver
+            .sum_points("mcp.server.capability.refused")
             .iter()
             .filter(|point| attribute(&point.attributes, "mcp.method.name") == Some("tools/call"))
             .map(|point| match point.value {
