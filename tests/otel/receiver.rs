@@ -12,7 +12,7 @@ use axum::routing::post;
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
-use opentelemetry_proto::tonic::metrics::v1::{HistogramDataPoint, NumberDataPoint, metric};
+use opentelemetry_proto::tonic::metrics::v1::{HistogramDataPoint, metric, number_data_point};
 use opentelemetry_proto::tonic::resource::v1::Resource;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message;
@@ -105,7 +105,8 @@ impl Receiver {
     }
 
     /// Every sum data point of `metric` received so far.
-    pub fn sum_points(&self, metric: &str) -> Vec<NumberDataPoint> {
+    /// The largest value a counter reached for one method (the exports are cumulative).
+    pub fn count_of(&self, metric: &str, method: &str) -> u64 {
         let received = self.received.lock().expect("lock");
         received
             .metrics
@@ -115,11 +116,17 @@ impl Receiver {
             .flat_map(|scope| &scope.metrics)
             .filter(|m| m.name == metric)
             .filter_map(|m| match &m.data {
-                Some(metric::Data::Sum(sum)) => Some(sum.data_points.clone()),
+                Some(metric::Data::Sum(sum)) => Some(&sum.data_points),
                 _ => None,
             })
             .flatten()
-            .collect()
+            .filter(|point| attribute(&point.attributes, "mcp.method.name") == Some(method))
+            .map(|point| match point.value {
+                Some(number_data_point::Value::AsInt(n)) => u64::try_from(n).unwrap_or(0),
+                _ => 0,
+            })
+            .max()
+            .unwrap_or(0)
     }
 }
 
