@@ -467,6 +467,60 @@ async fn tower_timeout_answers_with_a_clear_json_rpc_error() {
 }
 
 #[tokio::test]
+async fn load_shedding_answers_503_with_retry_after_on_both_wires() {
+    let s = serve(
+        tools()
+            .layer(tower::limit::ConcurrencyLimitLayer::new(1))
+            .layer(tower::load_shed::LoadShedLayer::new()),
+    )
+    .await;
+    // Opened first: `initialize` goes through the layers, and would be shed too.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = s
+        .post(initialize.to_string())
+        .header("authorization", "Bearer carol")
+        .send()
+        .await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+
+    let s = Arc::new(s);
+    let busy = tokio::spawn({
+        let s = s.clone();
+        async move { call_plain(&s, "alice", "nap", json!({"ms": 1_500})).await }
+    });
+    // The nap holds the only slot once the server has seen it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shed = call_plain(&s, "bob", "nap", json!({"ms": 1})).await;
+    assert_eq!(shed.status, 503, "{shed:?}");
+    assert_eq!(shed.header("retry-after"), Some("1"), "{shed:?}");
+    assert_eq!(shed.error_code(), -32005, "{shed:?}");
+
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "nap", "arguments": {"ms": 1}}});
+    let legacy = s
+        .post(call.to_string())
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", "Bearer carol")
+        .send()
+        .await;
+    assert_eq!(legacy.status, 503, "{legacy:?}");
+    assert_eq!(legacy.header("retry-after"), Some("1"), "{legacy:?}");
+    assert_eq!(legacy.error_code(), -32005, "{legacy:?}");
+
+    assert_eq!(text(&busy.await.expect("the nap")), "rested");
+    assert_eq!(
+        text(&call_plain(&s, "bob", "nap", json!({"ms": 1})).await),
+        "rested"
+    );
+}
+
+#[tokio::test]
 async fn a_listen_outlives_a_timeout_layer() {
     let server = tools()
         .layer(tower::timeout::TimeoutLayer::new(Duration::from_millis(

@@ -17,7 +17,7 @@ use super::{McpRequest, McpResponse};
 /// Its error is a [`BoxError`], as tower's own layers produce. On the wire an error a layer
 /// returns becomes a JSON-RPC error: an [`McpError`] as it is; tower's timeout `Elapsed` as
 /// `-32001` "Request timed out"; tower's load-shed `Overloaded` as `-32005` "Server
-/// overloaded; try again later"; anything else as `-32603` (the cause goes to the log).
+/// overloaded; try again later" (over HTTP, status `503` with `Retry-After`); anything else as `-32603` (the cause goes to the log).
 pub type McpService = BoxCloneSyncService<McpRequest, McpResponse, BoxError>;
 
 /// The layered service, present only when a layer was added.

@@ -208,7 +208,18 @@ pub(super) fn json(mut reply: Reply, rules: StatusRules) -> Response {
         (Some(c), StatusRules::Stateless) => status_for(c),
         (Some(c), StatusRules::Session) => session_status_for(c),
     };
-    json_with_status(reply.into_line(), status)
+    with_retry_after(json_with_status(reply.into_line(), status))
+}
+
+/// A `503` tells clients, proxies and load balancers alike to back off; a second is what the
+/// transport's own refusals ask for too (see `overload`).
+fn with_retry_after(mut response: Response) -> Response {
+    if response.status() == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
 }
 
 /// A JSON response with a fixed status.
@@ -230,7 +241,7 @@ pub(super) fn error(id: Option<&RequestId>, error: &McpError, rules: StatusRules
         StatusRules::Stateless => status_for(error.code),
         StatusRules::Session => session_status_for(error.code),
     };
-    json_with_status(line, status)
+    with_retry_after(json_with_status(line, status))
 }
 
 /// A bodiless refusal, logged with its reason.
@@ -255,6 +266,7 @@ fn status_for(error_code: i32) -> StatusCode {
         | code::MISSING_REQUIRED_CLIENT_CAPABILITY
         | code::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
         code::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        code::SERVER_OVERLOADED => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::OK,
     }
 }
@@ -262,6 +274,7 @@ fn status_for(error_code: i32) -> StatusCode {
 fn session_status_for(error_code: i32) -> StatusCode {
     match error_code {
         code::PARSE_ERROR | code::INVALID_REQUEST => StatusCode::BAD_REQUEST,
+        code::SERVER_OVERLOADED => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::OK,
     }
 }
