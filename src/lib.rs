@@ -326,8 +326,8 @@ pub use mcp_macros::prompt;
 /// URI with `{variables}`).
 ///
 /// `#[mcp::resource("uri", name = "…", title = "…", description = "…", mime_type = "…",
-/// icons = [...], meta = …, annotations(…), size = …, cache(…), crate = "path")]` (`icons`, `meta` and
-/// `crate` as on [`tool`](macro@tool); each key at most once); the name defaults to the
+/// icons = [...], meta = …, annotations(…), size = …, cache(…), scopes = [...], crate = "path")]`
+/// (`icons`, `meta`, `scopes` and `crate` as on [`tool`](macro@tool); each key at most once); the name defaults to the
 /// function's, the description to its doc comment. `annotations(audience = ["user",
 /// "assistant"], priority = 0.8, last_modified = "2025-01-12T15:00:58Z")` tells clients who
 /// the contents are for, how important they are (0 to 1) and when they last changed (ISO 8601);
@@ -335,7 +335,8 @@ pub use mcp_macros::prompt;
 /// says how long clients may cache a read and who may reuse it (`scope` defaults to
 /// `"private"`, the caller's authorization only); a read whose answer is a
 /// [`ReadResourceResult`] may set its own with `with_cache_hint`, which wins. Without either, the
-/// server's [`McpServer::cache_hint`] applies. A template's variables
+/// server's [`McpServer::cache_hint`] applies; a resource that needs `scopes` cannot be
+/// cached `"public"`. A template's variables
 /// bind to parameters of the same name (any `FromStr` type, e.g. `String` or `u32`; a value
 /// that does not parse is `-32602`); `{var}` matches one path segment (percent-decoded),
 /// `{+var}` may span `/`; `#[mcp(complete = f)]` on a variable's parameter suggests its values,

@@ -100,6 +100,12 @@ async fn broken() -> Result<String, String> {
     Err("the disk is full".to_owned())
 }
 
+/// One note, for readers only.
+#[mcp::resource("notes://{id}", scopes = ["notes:read"], mime_type = "text/plain")]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
 /// Today's notes, for readers only.
 #[mcp::prompt(scopes = ["notes:read"])]
 async fn digest() -> String {
@@ -112,6 +118,7 @@ fn tools() -> McpServer {
             erase_note, erase_all, slow, slow_task, limited, survey, nap, broken
         ])
         .prompts(mcp::prompts![digest])
+        .resources(mcp::resources![note])
 }
 
 /// `server` behind bearer tokens written `subject+scope+scope…`.
@@ -260,6 +267,64 @@ async fn a_prompt_needing_a_scope_is_refused_the_same_way() {
         result(&allowed)["messages"][0]["content"]["text"],
         "Summarize today's notes."
     );
+}
+
+#[tokio::test]
+async fn a_resource_needing_a_scope_is_refused_the_same_way_and_listed_for_all() {
+    let s = serve(tools()).await;
+    let read = |token: &'static str, uri: &'static str| {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                          "params": {"uri": uri, "_meta": meta(json!({}))}});
+        s.post(body.to_string())
+            .routing("resources/read", Some(uri))
+            .header("authorization", &format!("Bearer {token}"))
+            .send()
+    };
+    let refused = read("alice", "notes://7").await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert_eq!(refused.error_code(), -32003);
+    assert_eq!(
+        refused.json()["error"]["data"]["requiredScopes"],
+        json!(["notes:read"])
+    );
+    assert!(
+        refused
+            .header("www-authenticate")
+            .is_some_and(|c| c.contains("scope=\"notes:read\"")),
+        "{refused:?}"
+    );
+    let allowed = read("alice+notes:read", "notes://7").await;
+    assert_eq!(result(&allowed)["contents"][0]["text"], "note 7");
+
+    // A template's instance, added at run time, needs the same.
+    let server = tools().build().expect("a valid server");
+    let [template] = mcp::resources![note];
+    let instance = template.at("notes://today").expect("the template matches");
+    assert_eq!(instance.required_scopes(), ["notes:read"]);
+    server.handle().add_resources([instance]).expect("added");
+    let s = serve_built(server).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+                      "params": {"_meta": meta(json!({}))}});
+    let listed = s
+        .post(body.to_string())
+        .routing("resources/list", None)
+        .header("authorization", "Bearer nobody")
+        .send()
+        .await;
+    assert_eq!(
+        result(&listed)["resources"][0]["uri"],
+        "notes://today",
+        "{listed:?}"
+    );
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                      "params": {"uri": "notes://today", "_meta": meta(json!({}))}});
+    let refused = s
+        .post(body.to_string())
+        .routing("resources/read", Some("notes://today"))
+        .header("authorization", "Bearer nobody")
+        .send()
+        .await;
+    assert_eq!(refused.status, 403, "{refused:?}");
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@ pub fn check(resource: &ResourceFn, errors: &mut Errors) {
     check::unique_names(&resource.params, errors);
     check::cycles(&resource.params, &resource.plan, errors);
     resource.describe.check(errors);
+    resource.policy.check(errors);
     check_annotations(resource, errors);
     check_cache(resource, errors);
     match &resource.template {
@@ -143,6 +144,16 @@ fn check_cache(resource: &ResourceFn, errors: &mut Errors) {
             scope,
             "a cache `scope` is `\"private\"` (the caller's authorization only, the default) \
              or `\"public\"` (any client or shared cache)",
+        );
+    }
+    if let Some(scope) = &cache.scope
+        && scope.value() == "public"
+        && resource.policy.scopes.get().is_some_and(|s| !s.is_empty())
+    {
+        errors.at(
+            scope,
+            "a resource that needs `scopes` cannot be cached `\"public\"`: a shared cache \
+             would serve it to callers without them; leave the scope out (private)",
         );
     }
 }

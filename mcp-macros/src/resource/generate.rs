@@ -49,6 +49,7 @@ pub fn generate(resource: &ResourceFn) -> TokenStream {
     };
     let (completers, completions) = completions(&resource.params, &resource.paths);
     let new_entry = resource.describe.with_meta(quote!(entry), &resource.paths);
+    let new_entry = resource.policy.apply(new_entry, &resource.paths);
     let ret = &resource.ret;
     // The parameters the runtime fills, each through its type's trait.
     let injected: Vec<&Param> = resource

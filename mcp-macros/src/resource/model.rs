@@ -7,6 +7,7 @@ use crate::common::describe::Describe;
 use crate::common::docs::Docs;
 use crate::common::params::Param;
 use crate::common::paths::Paths;
+use crate::common::policy::Policy;
 use crate::common::resolve::Plan;
 
 /// `#[mcp::resource("…")]` on an `async fn`.
@@ -29,6 +30,8 @@ pub struct ResourceFn {
     pub size: Option<(u64, LitInt)>,
     /// `cache(ttl_ms = …, scope = "…")`.
     pub cache: Option<CacheSpec>,
+    /// `scopes` (the only policy key a resource takes).
+    pub policy: Policy,
     pub params: Vec<Param>,
     /// The order its Resolve parameters are asked in.
     pub plan: Plan,

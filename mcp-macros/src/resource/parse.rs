@@ -12,6 +12,7 @@ use crate::common::attrs::{Slot, string, unknown_key};
 use crate::common::describe::{Describe, string_list};
 use crate::common::errors::Errors;
 use crate::common::naming::{Naming, signature};
+use crate::common::policy::Policy;
 use crate::common::resolve::plan;
 
 use super::model::{AnnotationsSpec, CacheSpec, ResourceFn, Template};
@@ -27,6 +28,7 @@ const RESOURCE_KEYS: &[&str] = &[
     "annotations",
     "size",
     "cache",
+    "scopes",
     "crate",
 ];
 const CACHE_KEYS: &[&str] = &["ttl_ms", "scope"];
@@ -43,6 +45,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
     let mut annotations = Slot::default();
     let mut size = Slot::default();
     let mut cache = Slot::default();
+    let mut policy = Policy::default();
     let parser = |input: ParseStream<'_>| -> syn::Result<()> {
         let lit: LitStr = input.parse().map_err(|e| {
             syn::Error::new(
@@ -56,7 +59,10 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
         }
         input.parse::<Token![,]>()?;
         let keys = syn::meta::parser(|meta| {
-            if naming.accept(&meta, errors)? || describe.accept(&meta, errors)? {
+            if naming.accept(&meta, errors)?
+                || describe.accept(&meta, errors)?
+                || policy.accept_scopes(&meta, errors)?
+            {
                 return Ok(());
             }
             if meta.path.is_ident("mime_type") {
@@ -108,6 +114,7 @@ pub fn parse(attr: TokenStream, mut item: syn::ItemFn, errors: &mut Errors) -> R
         annotations: annotations.into_inner(),
         size: size.into_inner(),
         cache: cache.into_inner(),
+        policy,
         uri,
         template,
         plan: plan(&params),

@@ -3,6 +3,7 @@
 
 use std::fmt::Display;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
@@ -89,6 +90,8 @@ pub struct ResourceEntry {
     /// What a template's instance ([`ResourceEntry::at`]) reads its function with; empty
     /// otherwise.
     pub(crate) vars: TemplateVars,
+    /// Scopes a caller's token must hold, every one, to read it.
+    pub(crate) scopes: Arc<[String]>,
     /// Why it cannot be served, found when it was assembled; `McpServer::build` reports it.
     pub(crate) invalid: Option<String>,
 }
@@ -150,6 +153,7 @@ impl ResourceEntry {
             completions: &[],
             requires: Vec::new(),
             vars: Vec::new(),
+            scopes: Arc::from([]),
             invalid: None,
         }
     }
@@ -192,6 +196,7 @@ impl ResourceEntry {
             completions: info.completions,
             requires: info.requires.iter().map(|key| key()).collect(),
             vars: Vec::new(),
+            scopes: Arc::from([]),
             invalid: None,
         })
     }
@@ -257,6 +262,41 @@ impl ResourceEntry {
             Err(reason) => self.invalid = Some(reason),
         }
         self
+    }
+
+    /// Reads only for callers whose access token holds every one of `scopes`
+    /// (`#[mcp::resource("…", scopes = ["notes:read"])]`), added to any given before; the
+    /// resource stays listed for everybody, and a template's instances ([`at`](Self::at))
+    /// need the same. A caller without them gets `-32003` with the scopes in
+    /// `data.requiredScopes`, over HTTP `403` with the step-up challenge. As for a tool: see
+    /// [`ToolEntry::scopes`](super::ToolEntry::scopes).
+    ///
+    /// ```
+    /// use mcp::protocol::Resource;
+    /// use mcp::server::ResourceEntry;
+    /// # use mcp::BoxFuture;
+    /// # use mcp::protocol::{McpError, Outcome, ReadResourceParams, ReadResourceResult};
+    /// # use mcp::server::Context;
+    /// # fn salaries(_: Context, _: ReadResourceParams, _: Vec<(String, String)>)
+    /// #     -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> { todo!() }
+    ///
+    /// let entry = ResourceEntry::from_resource(Resource::new("hr://salaries", "salaries"), salaries)
+    ///     .scopes(["hr:read"]);
+    /// assert_eq!(entry.required_scopes(), ["hr:read"]);
+    /// ```
+    pub fn scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let held = self.scopes.iter().cloned();
+        self.scopes = held.chain(scopes.into_iter().map(Into::into)).collect();
+        self
+    }
+
+    /// The scopes a caller must hold to read it.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// The URI or template it is registered under.

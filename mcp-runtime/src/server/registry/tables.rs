@@ -365,26 +365,27 @@ pub(super) fn install(
             match t.exact.get(&params.uri) {
                 Some(&i) => {
                     let e = &t.resources[i];
-                    Some((e.call, e.cache, e.vars.clone()))
+                    Some((e.call, e.cache, e.vars.clone(), e.scopes.clone()))
                 }
                 None => t.patterns.iter().find_map(|&i| {
                     let e = &t.resources[i];
                     e.template
                         .matches(&params.uri)
-                        .map(|vars| (e.call, e.cache, vars))
+                        .map(|vars| (e.call, e.cache, vars, e.scopes.clone()))
                 }),
             }
         };
         // Each revision says "not found" its own way.
         let legacy = ctx.generation() == Generation::V2025_11_25;
         async move {
-            let Some((call, cache, vars)) = found else {
+            let Some((call, cache, vars, scopes)) = found else {
                 return Err(if legacy {
                     McpError::legacy_resource_not_found(&params.uri)
                 } else {
                     McpError::resource_not_found(&params.uri)
                 });
             };
+            check_scopes(ctx.identity(), &scopes)?;
             let mut outcome = call(ctx, params, vars).await?;
             // The answer's own hint wins; the runtime fills in the server's default after.
             if let (Outcome::Complete(result), Some(hint)) = (&mut outcome, cache) {
