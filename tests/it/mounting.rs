@@ -140,6 +140,32 @@ async fn mounted_tools_and_prompts_are_listed_and_called_under_their_prefixes() 
 }
 
 #[tokio::test]
+async fn results_of_mounted_servers_name_the_endpoint_that_answered() {
+    let answered_by = |value: Value| value["_meta"]["io.modelcontextprotocol/serverInfo"].clone();
+    let client = connect_in_memory(gateway());
+    let noted = client
+        .call_tool("notes_add", Some(json!({"text": "milk"})))
+        .await
+        .expect("notes_add answers");
+    let noted = serde_json::to_value(&noted).expect("serializes");
+    assert_eq!(answered_by(noted)["name"], "gateway");
+
+    // Mounted in a mounted server, still the outermost.
+    let edge = McpServer::new("edge")
+        .mount("gw", McpServer::new("gateway").mount("notes", notes()))
+        .build()
+        .expect("the edge builds");
+    let client = connect_in_memory(edge);
+    let read = client
+        .read_resource("gw+notes+note://today")
+        .await
+        .expect("the note reads");
+    let read = serde_json::to_value(&read).expect("serializes");
+    assert_eq!(answered_by(read.clone())["name"], "edge", "{read}");
+    assert_eq!(read["contents"][0]["uri"], "gw+notes+note://today");
+}
+
+#[tokio::test]
 async fn the_gateways_layers_see_the_requests_of_its_mounted_servers() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen.clone();

@@ -99,6 +99,10 @@ pub struct ServerBuilder {
     pub(crate) middleware: Option<Stack>,
     /// The servers mounted in an `McpServer`.
     pub(crate) mounts: Arc<[Mount]>,
+    /// Who results say answered (`_meta.serverInfo`), when not this server itself: the
+    /// endpoint's server, for one mounted in it, which its clients know and see in
+    /// `server/discover`.
+    pub(crate) answering_as: Option<Arc<Implementation>>,
     #[cfg(feature = "http")]
     pub(crate) http: HttpSettings,
 }
@@ -144,6 +148,7 @@ impl ServerBuilder {
             live: None,
             middleware: None,
             mounts: Arc::new([]),
+            answering_as: None,
             #[cfg(feature = "http")]
             http: HttpSettings::default(),
         }

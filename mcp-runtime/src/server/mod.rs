@@ -126,9 +126,10 @@ impl Server {
         state: Option<StateBoundary>,
     ) -> Self {
         let info = Arc::new(b.info);
+        let answering_as = b.answering_as.unwrap_or_else(|| info.clone());
         let fields = |generation| ResultFields {
             generation,
-            server_info: info.clone(),
+            server_info: answering_as.clone(),
             cache: b.cache,
         };
         let on_2026 = fields(Generation::V2026_07_28);

@@ -17,10 +17,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::protocol::{ListChangedCapability, ServerCapabilities};
-use crate::push::NotificationBus;
 
 use super::registry::LiveTables;
-use super::{BuildError, McpServer, Server};
+use super::{BuildError, McpServer, Server, ServerBuilder};
 
 pub(crate) use listing::install;
 pub(crate) use prefix::Prefix;
@@ -32,13 +31,18 @@ pub(crate) struct Mount {
     pub server: Server,
 }
 
-/// Builds each child to publish on `parent_bus` under its prefix, and checks that the
-/// prefixes and the children's names tell them apart.
+/// Builds each child to publish on the parent's bus under its prefix and to answer as the
+/// endpoint's server, and checks that the prefixes and the children's names tell them apart.
 pub(crate) fn build(
-    parent_name: &str,
+    parent: &ServerBuilder,
     children: Vec<(String, McpServer)>,
-    parent_bus: &Arc<dyn NotificationBus>,
 ) -> Result<Arc<[Mount]>, BuildError> {
+    let (parent_name, parent_bus) = (&parent.info.name, &parent.bus);
+    // Mounted in a mounted server, a child still answers as the outermost one.
+    let endpoint = parent
+        .answering_as
+        .clone()
+        .unwrap_or_else(|| Arc::new(parent.info.clone()));
     let mut prefixes = HashSet::new();
     // The default sealing audience is the server's name: two children of one name sharing
     // keys could open each other's requestState.
@@ -53,7 +57,10 @@ pub(crate) fn build(
             });
         }
         let bus = bus::PrefixedBus::new(parent_bus.clone(), prefix.clone());
-        let server = child.notification_bus(bus).build()?;
+        let server = child
+            .notification_bus(bus)
+            .answering_as(endpoint.clone())
+            .build()?;
         if !names.insert(server.info().name.clone()) {
             return Err(BuildError::InvalidMount {
                 prefix: prefix.as_str().to_owned(),

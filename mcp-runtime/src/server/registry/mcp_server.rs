@@ -159,7 +159,8 @@ impl McpServer {
     /// opens nowhere else), its tasks and completions. What it advertises is added to this
     /// server's capabilities; its list changes and resource updates reach this server's
     /// clients (it publishes on this server's [bus](Self::notification_bus)). Its own HTTP,
-    /// auth and transport settings are not used: the mounting server's are.
+    /// auth and transport settings are not used: the mounting server's are, and its results
+    /// name the mounting server (`_meta.serverInfo`), the one its clients discovered.
     ///
     /// [`build`](Self::build) refuses a prefix that is not a letter followed by letters, digits
     /// or `-`, two servers under one prefix, a mounted server named like its parent or a
@@ -290,6 +291,12 @@ impl McpServer {
     /// The bus the server's changes travel on (see [`ServerBuilder::notification_bus`]).
     pub fn notification_bus(mut self, bus: impl NotificationBus) -> Self {
         self.builder = self.builder.notification_bus(bus);
+        self
+    }
+
+    /// Results say `endpoint` answered them: a mounted server's, as its parent's.
+    pub(crate) fn answering_as(mut self, endpoint: Arc<Implementation>) -> Self {
+        self.builder.answering_as = Some(endpoint);
         self
     }
 
@@ -717,7 +724,7 @@ impl McpServer {
             completes_itself,
         ));
         builder = install(builder, &live, tasks);
-        let mounts = mount::build(&builder.info.name, mounts, &builder.bus)?;
+        let mounts = mount::build(&builder, mounts)?;
         builder = mount::install(builder, &live, mounts);
         builder.live = Some(live);
         let server = builder.build()?;
