@@ -16,26 +16,31 @@
 //!
 //! Every request's duration goes to the histograms `mcp.server.operation.duration` and
 //! `mcp.client.operation.duration` (seconds, the conventions' buckets, `error.type` set on
-//! failures, so tool errors are counted by filtering on it), and the length of every
-//! 2025-11-25 HTTP session to `mcp.server.session.duration`. Two counters of this runtime's
+//! failures, so tool errors are counted by filtering on it), the length of every
+//! 2025-11-25 HTTP session to `mcp.server.session.duration` and of every session a client
+//! held to `mcp.client.session.duration`. Two counters of this runtime's
 //! own: `mcp.server.request_state.rejected` and `mcp.server.capability.refused`.
 //!
 //! [`Telemetry`] exports all of it over OTLP/HTTP; an application with its own OpenTelemetry
 //! setup installs its providers, its propagator and a `tracing-opentelemetry` layer instead.
 
+mod client;
 mod conventions;
 mod metrics;
 mod operation;
 mod otlp_http;
+mod prometheus;
 mod propagation;
 mod server;
 mod setup;
 
+pub(crate) use client::{ServerPeer, SessionClock};
 pub(crate) use conventions::OTHER_ERROR;
 pub(crate) use metrics::server_session;
 pub(crate) use operation::{
     Ending, Operation, Side, Target, Underway, note_tool_error, watching_tool_errors,
 };
+pub use prometheus::Prometheus;
 pub(crate) use propagation::inject;
 pub(crate) use server::{Peer, observe};
 pub use setup::{OTLP_ENDPOINT_VARIABLE, Telemetry, TelemetryBuilder, TelemetryError};
