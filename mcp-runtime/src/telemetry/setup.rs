@@ -31,7 +31,9 @@ pub enum TelemetryError {
     Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
 }
 
-/// This process's MCP traces and metrics, exported over OTLP/HTTP (protobuf) to a collector.
+/// This process's MCP traces and metrics, exported over OTLP/HTTP (protobuf) to a collector,
+/// and the metrics scraped too when given a [`Prometheus`]
+/// ([`TelemetryBuilder::prometheus`]).
 ///
 /// Installing it sets the global tracer and meter providers and the W3C Trace Context and
 /// Baggage propagators, which the server reads from `params._meta` and the client writes
