@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 
 use crate::receiver::{attribute, int_attribute};
-use crate::{WORLD, client, flush, kind, run, serve, text, trace_of};
+use mcp::client::Client;
+use mcp::protocol::Implementation;
+
+use crate::{WORLD, client, flush, kind, run, serve, server, text, trace_of};
 
 /// The port of a `http://127.0.0.1:port/mcp` URL.
 fn port_of(url: &str) -> i64 {
@@ -100,6 +103,25 @@ fn a_clients_spans_and_durations_name_its_server_and_session() {
             attribute(&point.attributes, "server.address"),
             Some("127.0.0.1")
         );
+    });
+}
+
+#[test]
+fn a_client_over_a_pipe_says_so_and_names_no_server_address() {
+    run(async {
+        let client = Client::builder(Implementation::new("otel-client", "1.0.0"))
+            .connect(server().serve_in_memory());
+        client.call_tool("ping_pipe", None).await.expect("a result");
+
+        let trace = trace_of("tools/call ping_pipe", 2).await;
+        for span in &trace {
+            if kind(span) == SpanKind::Internal {
+                continue;
+            }
+            assert_eq!(text(span, "network.transport").as_deref(), Some("pipe"));
+            assert_eq!(text(span, "server.address"), None);
+            assert_eq!(int_attribute(&span.attributes, "server.port"), None);
+        }
     });
 }
 

@@ -181,6 +181,12 @@ async fn ping_client() -> String {
     "pong".to_owned()
 }
 
+/// Answers at once, for the test of a client over a pipe.
+#[mcp::tool]
+async fn ping_pipe() -> String {
+    "pong".to_owned()
+}
+
 /// Takes longer than any caller here waits.
 #[mcp::tool]
 async fn sleepy() -> String {
@@ -188,15 +194,9 @@ async fn sleepy() -> String {
     "late".to_owned()
 }
 
-async fn serve() -> (String, tokio_util::sync::DropGuard) {
-    serve_with(|transport| transport).await
-}
-
-/// Serves the tests' server over HTTP, its transport set up by `setup`.
-async fn serve_with(
-    setup: impl FnOnce(HttpTransport) -> HttpTransport,
-) -> (String, tokio_util::sync::DropGuard) {
-    let server = McpServer::new("otel-server")
+/// The tests' server, built.
+fn server() -> mcp::server::Server {
+    McpServer::new("otel-server")
         .tools(mcp::tools![
             deploy,
             deploy_unasked,
@@ -208,10 +208,22 @@ async fn serve_with(
             prom_ping,
             prom_broken,
             ping_client,
+            ping_pipe,
             sleepy
         ])
         .build()
-        .expect("a server");
+        .expect("a server")
+}
+
+async fn serve() -> (String, tokio_util::sync::DropGuard) {
+    serve_with(|transport| transport).await
+}
+
+/// Serves the tests' server over HTTP, its transport set up by `setup`.
+async fn serve_with(
+    setup: impl FnOnce(HttpTransport) -> HttpTransport,
+) -> (String, tokio_util::sync::DropGuard) {
+    let server = server();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
     let stop = tokio_util::sync::CancellationToken::new();
