@@ -551,6 +551,7 @@ fn session_durations() -> u64 {
         .histogram_points("mcp.server.session.duration")
         .iter()
         .filter(|point| attribute(&point.attributes, "mcp.protocol.version") == Some("2025-11-25"))
+        .filter(|point| attribute(&point.attributes, "network.protocol.name") == Some("http"))
         .map(|point| point.count)
         .max()
         .unwrap_or(0)

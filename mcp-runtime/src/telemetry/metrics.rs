@@ -91,7 +91,10 @@ pub(crate) fn client_operation(elapsed: Duration, attributes: &[KeyValue]) {
 /// A 2025-11-25 HTTP session ended (closed, expired or evicted) after `elapsed`, speaking
 /// `protocol_version` if it got as far as `initialize`.
 pub(crate) fn server_session(elapsed: Duration, protocol_version: Option<String>) {
-    let mut attributes = vec![KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp")];
+    let mut attributes = vec![
+        KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp"),
+        KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, "http"),
+    ];
     if let Some(version) = protocol_version {
         attributes.push(KeyValue::new(semconv::PROTOCOL_VERSION, version));
     }

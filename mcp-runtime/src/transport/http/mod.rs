@@ -327,12 +327,14 @@ impl HttpTransport {
     /// say) beside the endpoint, from [`serve`](Self::serve) and
     /// [`into_router`](Self::into_router) alike. No such route unless set.
     ///
+    /// `path` is a route of its own: the endpoint's path there makes axum panic when the
+    /// router is built, as any two routes on one path do.
+    ///
     /// The route answers `GET` with the text exposition format 0.0.4 to anyone who reaches
     /// it: neither the endpoint's [`auth`](Self::auth) nor its `Host` checks apply (a
     /// Prometheus server scrapes by address, with no token). Metrics name tools and methods,
     /// not arguments; to keep them private, serve them on a listener of their own instead,
-    /// from a handler that answers [`Prometheus::render`](crate::telemetry::Prometheus::render),
-    /// or put `into_router` behind a layer of your own.
+    /// from a handler that answers [`Prometheus::render`](crate::telemetry::Prometheus::render).
     ///
     /// ```
     /// use mcp::server::McpServer;
