@@ -6,6 +6,8 @@
 //! on it). Tests run concurrently, so each calls tools of its own and looks only at their
 //! spans.
 
+mod client_side;
+mod prometheus;
 mod provisioner;
 mod python_client;
 mod receiver;
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use mcp::client::Client;
 use mcp::protocol::{CallToolResult, ElicitParams, ElicitResult, Implementation};
-use mcp::telemetry::Telemetry;
+use mcp::telemetry::{Prometheus, Telemetry};
 use mcp::transport::http::HttpTransport;
 use mcp::transport::http_client;
 use mcp::{Elicit, McpServer};
@@ -32,6 +34,8 @@ struct World {
     runtime: tokio::runtime::Runtime,
     receiver: Receiver,
     telemetry: Telemetry,
+    /// The same metrics, scraped.
+    scrape: Prometheus,
 }
 
 static WORLD: LazyLock<World> = LazyLock::new(|| {
@@ -41,12 +45,14 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
         .build()
         .expect("a runtime");
     let receiver = runtime.block_on(Receiver::start());
+    let scrape = Prometheus::new();
     let telemetry = {
         let _entered = runtime.enter();
         Telemetry::builder("otel-tests")
             .endpoint(&receiver.base)
             // Exported when a test flushes, not on a timer.
             .metric_interval(Duration::from_secs(3600))
+            .prometheus(&scrape)
             .install()
             .expect("the telemetry")
     };
@@ -57,6 +63,7 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
         runtime,
         receiver,
         telemetry,
+        scrape,
     }
 });
 
@@ -156,6 +163,30 @@ async fn ping_foreign() -> String {
     "pong".to_owned()
 }
 
+/// Answers at once, for the scrape's test.
+#[mcp::tool]
+async fn prom_ping() -> String {
+    "pong".to_owned()
+}
+
+/// Fails as a tool, for the scrape's test.
+#[mcp::tool]
+async fn prom_broken() -> CallToolResult {
+    CallToolResult::error("the disk is full")
+}
+
+/// Answers at once, for the test of the client's attributes.
+#[mcp::tool]
+async fn ping_client() -> String {
+    "pong".to_owned()
+}
+
+/// Answers at once, for the test of a client over a pipe.
+#[mcp::tool]
+async fn ping_pipe() -> String {
+    "pong".to_owned()
+}
+
 /// Takes longer than any caller here waits.
 #[mcp::tool]
 async fn sleepy() -> String {
@@ -163,8 +194,9 @@ async fn sleepy() -> String {
     "late".to_owned()
 }
 
-async fn serve() -> (String, tokio_util::sync::DropGuard) {
-    let server = McpServer::new("otel-server")
+/// The tests' server, built.
+fn server() -> mcp::server::Server {
+    McpServer::new("otel-server")
         .tools(mcp::tools![
             deploy,
             deploy_unasked,
@@ -173,15 +205,31 @@ async fn serve() -> (String, tokio_util::sync::DropGuard) {
             ping_back,
             ping_session,
             ping_foreign,
+            prom_ping,
+            prom_broken,
+            ping_client,
+            ping_pipe,
             sleepy
         ])
         .build()
-        .expect("a server");
+        .expect("a server")
+}
+
+async fn serve() -> (String, tokio_util::sync::DropGuard) {
+    serve_with(|transport| transport).await
+}
+
+/// Serves the tests' server over HTTP, its transport set up by `setup`.
+async fn serve_with(
+    setup: impl FnOnce(HttpTransport) -> HttpTransport,
+) -> (String, tokio_util::sync::DropGuard) {
+    let server = server();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}/mcp", listener.local_addr().expect("address"));
     let stop = tokio_util::sync::CancellationToken::new();
     let shutdown = stop.clone().cancelled_owned();
-    tokio::spawn(async move { HttpTransport::new(server).serve(listener, shutdown).await });
+    let transport = setup(HttpTransport::new(server));
+    tokio::spawn(async move { transport.serve(listener, shutdown).await });
     (url, stop.drop_guard())
 }
 
@@ -503,6 +551,7 @@ fn session_durations() -> u64 {
         .histogram_points("mcp.server.session.duration")
         .iter()
         .filter(|point| attribute(&point.attributes, "mcp.protocol.version") == Some("2025-11-25"))
+        .filter(|point| attribute(&point.attributes, "network.protocol.name") == Some("http"))
         .map(|point| point.count)
         .max()
         .unwrap_or(0)

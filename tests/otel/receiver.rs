@@ -165,6 +165,15 @@ fn protobuf_ok() -> axum::response::Response {
         .into_response()
 }
 
+/// The integer value of attribute `key`, if it has one.
+pub fn int_attribute(attributes: &[KeyValue], key: &str) -> Option<i64> {
+    let value = attributes.iter().find(|kv| kv.key == key)?.value.as_ref()?;
+    match value.value {
+        Some(any_value::Value::IntValue(n)) => Some(n),
+        _ => None,
+    }
+}
+
 /// The string value of attribute `key`, if it has one.
 pub fn attribute<'a>(attributes: &'a [KeyValue], key: &str) -> Option<&'a str> {
     let value = attributes.iter().find(|kv| kv.key == key)?.value.as_ref()?;

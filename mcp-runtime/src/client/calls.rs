@@ -107,6 +107,11 @@ impl Client {
         *lock(&self.inner.session) = Some(Session {
             version: result.protocol_version.clone(),
             capabilities: result.capabilities.clone(),
+            #[cfg(feature = "otel")]
+            _clock: crate::telemetry::SessionClock::start(
+                result.protocol_version.clone(),
+                self.inner.server.as_ref(),
+            ),
         });
         self.notify("notifications/initialized", &json!({})).await?;
         Ok(result)

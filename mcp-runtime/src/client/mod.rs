@@ -157,6 +157,9 @@ struct Inner {
     session: Mutex<Option<Session>>,
     notifications: Mutex<Option<mpsc::Receiver<RawNotification>>>,
     tools_watch: ToolsWatch,
+    /// The server as the transport described it, for the telemetry.
+    #[cfg(feature = "otel")]
+    server: Option<crate::telemetry::ServerPeer>,
 }
 
 /// What `initialize` settled.
@@ -164,6 +167,9 @@ struct Session {
     version: String,
     /// What the server said it offers, for the changes a listen can expect to hear of.
     capabilities: ServerCapabilities,
+    /// Records the session's duration when the client lets it go.
+    #[cfg(feature = "otel")]
+    _clock: crate::telemetry::SessionClock,
 }
 
 impl Client {
@@ -185,6 +191,8 @@ impl Client {
             ..
         } = builder;
         let callbacks = Arc::new(callbacks);
+        #[cfg(feature = "otel")]
+        let server = duplex.server.clone();
         let (connection, notifications) = Connection::open(duplex, callbacks.clone());
         Self {
             inner: Arc::new(Inner {
@@ -199,6 +207,8 @@ impl Client {
                 session: Mutex::new(None),
                 notifications: Mutex::new(Some(notifications)),
                 tools_watch: ToolsWatch::new(tools_hook),
+                #[cfg(feature = "otel")]
+                server,
             }),
         }
     }

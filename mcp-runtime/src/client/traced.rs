@@ -10,7 +10,7 @@ use tracing::Instrument as _;
 use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 
 use crate::telemetry::{
-    Ending, OTHER_ERROR, Operation, Side, Target, Underway, inject, note_tool_error,
+    Ending, OTHER_ERROR, Operation, ServerPeer, Side, Target, Underway, inject, note_tool_error,
     watching_tool_errors,
 };
 
@@ -27,13 +27,21 @@ impl Client {
             Value::Object(map) => map,
             _ => Map::new(),
         };
+        let server = self.inner.server.as_ref();
+        // Only a 2025-11-25 session has an id; the transport may still hold one from it.
+        let session_id = server
+            .filter(|_| self.in_session())
+            .and_then(ServerPeer::session_id);
         let operation = Operation {
             side: Side::Client,
             method,
             target: target(method, &params),
             protocol_version: Some(Cow::Owned(self.protocol_version())),
-            network_transport: None,
-            session_id: None,
+            network_transport: server.map(|server| server.network_transport),
+            session_id: session_id.as_deref(),
+            server_address: server
+                .and_then(|server| server.address.as_ref())
+                .map(|(address, port)| (address.as_str(), *port)),
         };
         // The JSON-RPC id is recorded on it when the connection picks one.
         let span = operation.span(None);
@@ -82,6 +90,7 @@ pub(super) async fn whole_call<T>(
         protocol_version: None,
         network_transport: None,
         session_id: None,
+        server_address: None,
     };
     let span = operation.span(None);
     let underway = Underway::start(&operation, &span);

@@ -58,6 +58,9 @@ pub(crate) struct HttpSettings {
     pub max_concurrent_requests: usize,
     pub max_listens: usize,
     pub body_budget: usize,
+    /// Where the Prometheus scrape is served, and what it reads; no such route without it.
+    #[cfg(feature = "otel")]
+    pub metrics: Option<(String, crate::telemetry::Prometheus)>,
 }
 
 impl Default for HttpSettings {
@@ -82,6 +85,8 @@ impl Default for HttpSettings {
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
             max_listens: DEFAULT_MAX_LISTENS,
             body_budget: DEFAULT_BODY_BUDGET,
+            #[cfg(feature = "otel")]
+            metrics: None,
         }
     }
 }

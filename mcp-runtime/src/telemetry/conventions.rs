@@ -10,6 +10,9 @@ pub(crate) const OPERATION_NAME: &str = "gen_ai.operation.name";
 pub(crate) const ERROR_TYPE: &str = "error.type";
 pub(crate) const RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";
 pub(crate) const NETWORK_TRANSPORT: &str = "network.transport";
+pub(crate) const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
+pub(crate) const SERVER_ADDRESS: &str = "server.address";
+pub(crate) const SERVER_PORT: &str = "server.port";
 
 /// `gen_ai.operation.name` of a tool call, and of nothing else.
 pub(crate) const EXECUTE_TOOL: &str = "execute_tool";
@@ -21,6 +24,7 @@ pub(crate) const OTHER_ERROR: &str = "_OTHER";
 pub(crate) const SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
 pub(crate) const CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
 pub(crate) const SERVER_SESSION_DURATION: &str = "mcp.server.session.duration";
+pub(crate) const CLIENT_SESSION_DURATION: &str = "mcp.client.session.duration";
 
 /// The explicit bucket boundaries, in seconds, the conventions ask of the operation- and
 /// session-duration histograms alike.

@@ -17,6 +17,7 @@ struct Instruments {
     server_duration: Histogram<f64>,
     client_duration: Histogram<f64>,
     session_duration: Histogram<f64>,
+    client_session_duration: Histogram<f64>,
     request_state_rejected: Counter<u64>,
     capability_refused: Counter<u64>,
 }
@@ -50,6 +51,10 @@ fn instruments() -> &'static Instruments {
             session_duration: duration(
                 semconv::SERVER_SESSION_DURATION,
                 "The duration of the MCP session as observed on the MCP server.",
+            ),
+            client_session_duration: duration(
+                semconv::CLIENT_SESSION_DURATION,
+                "The duration of the MCP session as observed on the MCP client.",
             ),
             request_state_rejected: meter
                 .u64_counter(semconv::REQUEST_STATE_REJECTED)
@@ -86,12 +91,33 @@ pub(crate) fn client_operation(elapsed: Duration, attributes: &[KeyValue]) {
 /// A 2025-11-25 HTTP session ended (closed, expired or evicted) after `elapsed`, speaking
 /// `protocol_version` if it got as far as `initialize`.
 pub(crate) fn server_session(elapsed: Duration, protocol_version: Option<String>) {
-    let mut attributes = vec![KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp")];
+    let mut attributes = vec![
+        KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp"),
+        KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, "http"),
+    ];
     if let Some(version) = protocol_version {
         attributes.push(KeyValue::new(semconv::PROTOCOL_VERSION, version));
     }
     instruments()
         .session_duration
+        .record(elapsed.as_secs_f64(), &attributes);
+}
+
+/// A client's 2025-11-25 session, speaking `protocol_version`, ended after `elapsed`;
+/// `server` is the HTTP server it was held with, `None` over a pipe.
+pub(crate) fn client_session(
+    elapsed: Duration,
+    protocol_version: String,
+    server: Option<(String, u16)>,
+) {
+    let mut attributes = vec![KeyValue::new(semconv::PROTOCOL_VERSION, protocol_version)];
+    if let Some((address, port)) = server {
+        attributes.push(KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, "http"));
+        attributes.push(KeyValue::new(semconv::SERVER_ADDRESS, address));
+        attributes.push(KeyValue::new(semconv::SERVER_PORT, i64::from(port)));
+    }
+    instruments()
+        .client_session_duration
         .record(elapsed.as_secs_f64(), &attributes);
 }
 

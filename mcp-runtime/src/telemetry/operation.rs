@@ -63,6 +63,8 @@ pub(crate) struct Operation<'a> {
     pub(crate) protocol_version: Option<Cow<'a, str>>,
     pub(crate) network_transport: Option<&'static str>,
     pub(crate) session_id: Option<&'a str>,
+    /// `server.address` and `server.port`: the server a client's request went to over HTTP.
+    pub(crate) server_address: Option<(&'a str, u16)>,
 }
 
 /// How an operation ended.
@@ -114,6 +116,8 @@ impl Operation<'_> {
             gen_ai.prompt.name = Empty,
             mcp.resource.uri = Empty,
             network.transport = Empty,
+            server.address = Empty,
+            server.port = Empty,
             error.type = Empty,
             rpc.response.status_code = Empty,
         );
@@ -131,6 +135,11 @@ impl Operation<'_> {
         }
         if let Some(transport) = self.network_transport {
             span.record("network.transport", transport);
+        }
+        if let Some((address, port)) = self.server_address {
+            span.record("server.address", address);
+            // As an integer: the bridge writes unsigned values out as text.
+            span.record("server.port", i64::from(port));
         }
         match &self.target {
             Target::Tool(name) => {
@@ -191,7 +200,7 @@ impl Operation<'_> {
         error_type: Option<Cow<'static, str>>,
         ending: Ending<'_>,
     ) -> Vec<KeyValue> {
-        let mut attributes = Vec::with_capacity(7);
+        let mut attributes = Vec::with_capacity(9);
         attributes.push(KeyValue::new(semconv::METHOD_NAME, self.method.to_owned()));
         match &self.target {
             Target::Tool(name) => {
@@ -214,6 +223,10 @@ impl Operation<'_> {
         }
         if let Some(transport) = self.network_transport {
             attributes.push(KeyValue::new(semconv::NETWORK_TRANSPORT, transport));
+        }
+        if let Some((address, port)) = self.server_address {
+            attributes.push(KeyValue::new(semconv::SERVER_ADDRESS, address.to_owned()));
+            attributes.push(KeyValue::new(semconv::SERVER_PORT, i64::from(port)));
         }
         if let Some(error_type) = error_type {
             attributes.push(KeyValue::new(semconv::ERROR_TYPE, error_type));

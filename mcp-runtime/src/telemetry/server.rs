@@ -112,6 +112,7 @@ pub(crate) async fn observe(
             .or_else(|| session_version().map(Cow::Owned)),
         network_transport: peer.map(|peer| peer.network_transport),
         session_id: peer.and_then(|peer| peer.session_id.as_deref()),
+        server_address: None,
     };
     let span = operation.span(Some(id));
     if !span.is_disabled()

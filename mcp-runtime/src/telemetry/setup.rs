@@ -12,6 +12,7 @@ use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
 use super::otlp_http::OtlpHttpClient;
+use super::prometheus::Prometheus;
 
 /// The variable that turns exporting on in [`Telemetry::from_env`].
 pub const OTLP_ENDPOINT_VARIABLE: &str = "OTEL_EXPORTER_OTLP_ENDPOINT";
@@ -30,7 +31,9 @@ pub enum TelemetryError {
     Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
 }
 
-/// This process's MCP traces and metrics, exported over OTLP/HTTP (protobuf) to a collector.
+/// This process's MCP traces and metrics, exported over OTLP/HTTP (protobuf) to a collector,
+/// and the metrics scraped too when given a [`Prometheus`]
+/// ([`TelemetryBuilder::prometheus`]).
 ///
 /// Installing it sets the global tracer and meter providers and the W3C Trace Context and
 /// Baggage propagators, which the server reads from `params._meta` and the client writes
@@ -71,6 +74,8 @@ impl Telemetry {
             default_service_name: default_service_name.into(),
             endpoint: None,
             metric_interval: None,
+            otlp: true,
+            prometheus: None,
         }
     }
 
@@ -135,6 +140,8 @@ pub struct TelemetryBuilder {
     default_service_name: String,
     endpoint: Option<String>,
     metric_interval: Option<Duration>,
+    otlp: bool,
+    prometheus: Option<Prometheus>,
 }
 
 impl TelemetryBuilder {
@@ -149,6 +156,20 @@ impl TelemetryBuilder {
     /// How often metrics are exported (default: `OTEL_METRIC_EXPORT_INTERVAL`, else 60 s).
     pub fn metric_interval(mut self, interval: Duration) -> Self {
         self.metric_interval = Some(interval);
+        self
+    }
+
+    /// Makes the metrics scrapeable too: `scrape` renders them when asked (see
+    /// [`Prometheus`]). OTLP export goes on alongside unless [`without_otlp`](Self::without_otlp).
+    pub fn prometheus(mut self, scrape: &Prometheus) -> Self {
+        self.prometheus = Some(scrape.clone());
+        self
+    }
+
+    /// Exports nothing over OTLP: the metrics are only [scraped](Self::prometheus), and spans
+    /// are made only to carry trace context between client and server.
+    pub fn without_otlp(mut self) -> Self {
+        self.otlp = false;
         self
     }
 
@@ -169,33 +190,36 @@ impl TelemetryBuilder {
                 .map(|base| format!("{}/v1/{signal}", base.trim_end_matches('/')))
         };
 
-        let mut spans = opentelemetry_otlp::SpanExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .with_http_client(client.clone());
-        if let Some(endpoint) = endpoint("traces") {
-            spans = spans.with_endpoint(endpoint);
-        }
-        let tracer_provider = SdkTracerProvider::builder()
-            .with_batch_exporter(spans.build()?)
-            .with_resource(resource.clone())
-            .build();
+        let mut tracer_provider = SdkTracerProvider::builder().with_resource(resource.clone());
+        let mut meter_provider = SdkMeterProvider::builder().with_resource(resource);
+        if self.otlp {
+            let mut spans = opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .with_http_client(client.clone());
+            if let Some(endpoint) = endpoint("traces") {
+                spans = spans.with_endpoint(endpoint);
+            }
+            tracer_provider = tracer_provider.with_batch_exporter(spans.build()?);
 
-        let mut metrics = opentelemetry_otlp::MetricExporter::builder()
-            .with_http()
-            .with_protocol(Protocol::HttpBinary)
-            .with_http_client(client);
-        if let Some(endpoint) = endpoint("metrics") {
-            metrics = metrics.with_endpoint(endpoint);
+            let mut metrics = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .with_protocol(Protocol::HttpBinary)
+                .with_http_client(client);
+            if let Some(endpoint) = endpoint("metrics") {
+                metrics = metrics.with_endpoint(endpoint);
+            }
+            let mut reader = PeriodicReader::builder(metrics.build()?);
+            if let Some(interval) = self.metric_interval {
+                reader = reader.with_interval(interval);
+            }
+            meter_provider = meter_provider.with_reader(reader.build());
         }
-        let mut reader = PeriodicReader::builder(metrics.build()?);
-        if let Some(interval) = self.metric_interval {
-            reader = reader.with_interval(interval);
+        if let Some(scrape) = &self.prometheus {
+            meter_provider = meter_provider.with_reader(scrape.reader());
         }
-        let meter_provider = SdkMeterProvider::builder()
-            .with_reader(reader.build())
-            .with_resource(resource)
-            .build();
+        let tracer_provider = tracer_provider.build();
+        let meter_provider = meter_provider.build();
 
         opentelemetry::global::set_tracer_provider(tracer_provider.clone());
         opentelemetry::global::set_meter_provider(meter_provider.clone());

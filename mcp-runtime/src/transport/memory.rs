@@ -28,5 +28,8 @@ fn framed(mut rx: mpsc::Receiver<String>, outgoing: mpsc::Sender<String>) -> Dup
             }
         }
     });
-    Duplex::new(incoming, outgoing)
+    let duplex = Duplex::new(incoming, outgoing);
+    #[cfg(feature = "otel")]
+    let duplex = duplex.talking_to(crate::telemetry::ServerPeer::pipe());
+    duplex
 }

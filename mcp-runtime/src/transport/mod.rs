@@ -44,6 +44,9 @@ pub struct Duplex {
     /// Where the outgoing lines are written out by a task of their own (stdio), the way to wait
     /// for that task: a process must not exit with replies still queued.
     writer: Option<Flusher>,
+    /// What the transport knows of the peer, for a client's spans and durations.
+    #[cfg(feature = "otel")]
+    pub(crate) server: Option<crate::telemetry::ServerPeer>,
 }
 
 impl Duplex {
@@ -64,7 +67,16 @@ impl Duplex {
             incoming,
             outgoing,
             writer: None,
+            #[cfg(feature = "otel")]
+            server: None,
         }
+    }
+
+    /// Tells a client connected with this duplex what it talks to.
+    #[cfg(feature = "otel")]
+    pub(crate) fn talking_to(mut self, server: crate::telemetry::ServerPeer) -> Self {
+        self.server = Some(server);
+        self
     }
 
     fn written_by(mut self, writer: Flusher) -> Self {

@@ -30,7 +30,10 @@ where
     let (flusher, flushes) = Flusher::new();
     tokio::spawn(read_lines(BufReader::new(reader), in_tx, max_message_size));
     tokio::spawn(write_lines(writer, out_rx, flushes));
-    Duplex::new(incoming, outgoing).written_by(flusher)
+    let duplex = Duplex::new(incoming, outgoing).written_by(flusher);
+    #[cfg(feature = "otel")]
+    let duplex = duplex.talking_to(crate::telemetry::ServerPeer::pipe());
+    duplex
 }
 
 /// The process's own stdin and stdout.

@@ -487,6 +487,29 @@ impl McpServer {
         self
     }
 
+    /// Serves the [Prometheus scrape](crate::telemetry::Prometheus) with
+    /// [`serve_http`](Self::serve_http), at `path` (`/metrics`, say) of the same listener (see
+    /// `HttpTransport::metrics_route`). No such route unless set.
+    ///
+    /// ```no_run
+    /// use mcp::telemetry::{Prometheus, Telemetry};
+    /// # #[tokio::main] async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let scrape = Prometheus::new();
+    /// let _telemetry = Telemetry::builder("notes").without_otlp().prometheus(&scrape).install()?;
+    /// mcp::McpServer::new("notes").metrics_route("/metrics", scrape).serve_http("127.0.0.1:8000").await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn metrics_route(
+        mut self,
+        path: impl Into<String>,
+        scrape: crate::telemetry::Prometheus,
+    ) -> Self {
+        self.builder.http.metrics = Some((path.into(), scrape));
+        self
+    }
+
     /// The HTTP endpoint's path (default `/mcp`).
     #[cfg(feature = "http")]
     pub fn path(mut self, path: impl Into<String>) -> Self {

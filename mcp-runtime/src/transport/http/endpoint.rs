@@ -58,7 +58,7 @@ impl Shared {
 
     /// Every response leaves through here: once shutdown has begun it says the connection
     /// closes after it.
-    fn finish(&self, response: Response) -> Response {
+    pub(super) fn finish(&self, response: Response) -> Response {
         drain::close_when_stopping(&self.streams_closing, response)
     }
 }

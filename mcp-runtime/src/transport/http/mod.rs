@@ -38,6 +38,8 @@ mod host_policy;
 mod outbox;
 mod overload;
 mod respond;
+#[cfg(feature = "otel")]
+mod scrape;
 mod serve;
 mod sessions;
 mod sse;
@@ -321,6 +323,42 @@ impl HttpTransport {
         self
     }
 
+    /// Serves the [Prometheus scrape](crate::telemetry::Prometheus) at `path` (`/metrics`,
+    /// say) beside the endpoint, from [`serve`](Self::serve) and
+    /// [`into_router`](Self::into_router) alike. No such route unless set.
+    ///
+    /// `path` is a route of its own: the endpoint's path there makes axum panic when the
+    /// router is built, as any two routes on one path do.
+    ///
+    /// The route answers `GET` with the text exposition format 0.0.4 to anyone who reaches
+    /// it: neither the endpoint's [`auth`](Self::auth) nor its `Host` checks apply (a
+    /// Prometheus server scrapes by address, with no token). Metrics name tools and methods,
+    /// not arguments; to keep them private, serve them on a listener of their own instead,
+    /// from a handler that answers [`Prometheus::render`](crate::telemetry::Prometheus::render).
+    ///
+    /// ```
+    /// use mcp::server::McpServer;
+    /// use mcp::telemetry::Prometheus;
+    /// use mcp::transport::http::HttpTransport;
+    ///
+    /// let scrape = Prometheus::new();
+    /// // ... give `scrape` to `Telemetry::builder(..).prometheus(&scrape)` and install it ...
+    /// let router: axum::Router = HttpTransport::new(McpServer::new("notes").build()?)
+    ///     .metrics_route("/metrics", scrape)
+    ///     .into_router();
+    /// # let _ = router;
+    /// # Ok::<(), mcp::server::BuildError>(())
+    /// ```
+    #[cfg(feature = "otel")]
+    pub fn metrics_route(
+        mut self,
+        path: impl Into<String>,
+        scrape: crate::telemetry::Prometheus,
+    ) -> Self {
+        self.settings.metrics = Some((path.into(), scrape));
+        self
+    }
+
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
         let shared = Arc::new(self.shared());
@@ -334,6 +372,10 @@ impl HttpTransport {
             for path in auth.metadata_paths() {
                 router = router.route(&path, get(on_metadata).fallback(on_other_metadata_method));
             }
+        }
+        #[cfg(feature = "otel")]
+        if let Some((path, scrape)) = &self.settings.metrics {
+            router = router.route(path, scrape::scrape_route(scrape.clone()));
         }
         // No tower layers: each would box every request's service and future. The handlers
         // bound the body and mark responses during shutdown themselves.

@@ -123,8 +123,9 @@ pub(crate) struct Endpoint {
     pub uri: Uri,
     /// The connections, their TLS and proxies.
     pub stack: HttpStack,
-    /// The 2025-11-25 session, once `initialize` returned one.
-    pub session: Mutex<Option<String>>,
+    /// The 2025-11-25 session, once `initialize` returned one (shared with the client's
+    /// telemetry, which names it on its spans).
+    pub session: Arc<Mutex<Option<String>>>,
     /// The revision negotiated by `initialize` (sent as `MCP-Protocol-Version` afterwards).
     pub legacy_version: Mutex<Option<String>>,
     /// `x-mcp-header` mappings learnt from `tools/list`.
@@ -155,10 +156,22 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
 /// Starts the transport's task: each outgoing message is POSTed to `uri` through `stack`,
 /// with the credentials `auth` holds.
 fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Duplex {
+    let session = Arc::new(Mutex::new(None));
+    #[cfg(feature = "otel")]
+    let server = crate::telemetry::ServerPeer::http(
+        uri.host().unwrap_or_default(),
+        uri.port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            }),
+        session.clone(),
+    );
     let endpoint = Arc::new(Endpoint {
         uri,
         stack,
-        session: Mutex::new(None),
+        session,
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
         standing_opened: Mutex::default(),
@@ -206,7 +219,10 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
             }
         }
     });
-    Duplex::new(incoming, outgoing)
+    let duplex = Duplex::new(incoming, outgoing);
+    #[cfg(feature = "otel")]
+    let duplex = duplex.talking_to(server);
+    duplex
 }
 
 /// The POSTs of 2026-07-28 requests still waiting for their answers, by JSON-RPC id (as JSON
