@@ -130,6 +130,20 @@ fn the_scrape_route_is_there_only_when_asked_and_never_behind_the_endpoints_auth
     });
 }
 
+#[test]
+fn a_scrape_route_on_a_path_already_taken_is_left_out_and_the_endpoint_serves() {
+    run(async {
+        for taken in ["/mcp", "metrics"] {
+            let (url, _stop) =
+                serve_with(|transport| transport.metrics_route(taken, WORLD.scrape.clone())).await;
+            let (status, _, body) = get(&url, "/mcp", "").await;
+            // The endpoint's own answer to a GET without a session: not the scrape.
+            assert_ne!(status, 200, "{taken}: {body}");
+            assert!(!body.contains("# TYPE"), "{taken}: {body}");
+        }
+    });
+}
+
 /// One request to `path` of the server at `url` (`GET` unless `method` says otherwise): its
 /// status, `Content-Type` and body.
 async fn get(url: &str, path: &str, method: &str) -> (u16, String, String) {

@@ -327,8 +327,9 @@ impl HttpTransport {
     /// say) beside the endpoint, from [`serve`](Self::serve) and
     /// [`into_router`](Self::into_router) alike. No such route unless set.
     ///
-    /// `path` is a route of its own: the endpoint's path there makes axum panic when the
-    /// router is built, as any two routes on one path do.
+    /// `path` is a route of its own: one that does not start with `/`, or is the endpoint's
+    /// or a metadata document's path, is not served (an error is logged when the router is
+    /// built).
     ///
     /// The route answers `GET` with the text exposition format 0.0.4 to anyone who reaches
     /// it: neither the endpoint's [`auth`](Self::auth) nor its `Host` checks apply (a
@@ -375,7 +376,21 @@ impl HttpTransport {
         }
         #[cfg(feature = "otel")]
         if let Some((path, scrape)) = &self.settings.metrics {
-            router = router.route(path, scrape::scrape_route(scrape.clone()));
+            let taken = *path == self.settings.path
+                || shared
+                    .auth
+                    .as_ref()
+                    .is_some_and(|auth| auth.metadata_paths().contains(path));
+            if !path.starts_with('/') || taken {
+                // axum would panic on it; the endpoint itself still serves.
+                tracing::error!(
+                    path = %path,
+                    "the metrics route is not served: its path must start with `/` and be \
+                     neither the MCP endpoint's nor a metadata document's"
+                );
+            } else {
+                router = router.route(path, scrape::scrape_route(scrape.clone()));
+            }
         }
         // No tower layers: each would box every request's service and future. The handlers
         // bound the body and mark responses during shutdown themselves.
