@@ -16,17 +16,19 @@
 mod forward;
 mod listing;
 mod progress;
+mod tasks;
 
 use std::sync::Arc;
 
 use crate::client::{Client, ClientError};
-use crate::protocol::McpError;
+use crate::protocol::{McpError, TASKS_EXTENSION, V2026_07_28};
 use crate::server::McpServer;
 
 /// What the forwarding functions find in the proxy's shared state.
 struct Remote {
     client: Client,
     progress: Arc<progress::ProgressRelay>,
+    holds: tasks::Holds,
 }
 
 /// An [`McpServer`] named `name` that serves what the server behind `client` lists now:
@@ -62,7 +64,8 @@ struct Remote {
 /// # }
 /// ```
 pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
-    let listed = listing::fetch(&client).await?;
+    let tasks = passes_tasks(&client).await;
+    let listed = listing::fetch(&client, tasks).await?;
     let progress = Arc::new(progress::ProgressRelay::default());
     progress.start(&client);
     let server = McpServer::new(name)
@@ -70,8 +73,30 @@ pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer,
         .prompts(listed.prompts)
         .resources(listed.resources)
         .on_complete(forward::complete)
-        .state(Remote { client, progress });
+        .state(Remote {
+            client,
+            progress,
+            holds: tasks::Holds::default(),
+        });
     Ok(server)
+}
+
+/// Whether the remote serves the tasks extension, as its `server/discover` says: only then
+/// can a call of ours end in one of its tasks. 2025-11-25 has no extensions.
+async fn passes_tasks(client: &Client) -> bool {
+    if client.protocol_version() != V2026_07_28 {
+        return false;
+    }
+    match client.discover().await {
+        Ok(found) => found
+            .capabilities
+            .extensions
+            .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION)),
+        Err(error) => {
+            tracing::info!(%error, "the proxied server did not say what it serves; tasks are not passed through");
+            false
+        }
+    }
 }
 
 /// The remote's answer as our caller gets it: its JSON-RPC errors as they came, anything
