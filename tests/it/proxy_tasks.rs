@@ -199,8 +199,7 @@ async fn a_remote_task_is_a_proxy_task_polled_to_its_result() {
         "the remote ran it once"
     );
 
-    // A caller that does not take tasks gets the result in the call, and the remote was
-    // asked without the extension (it would have answered with a task).
+    // A caller that does not take tasks gets the result in the call.
     let params = json!({"name": "quick", "arguments": {}});
     let reply = post_as(addr, "alice", "tools/call", params, json!({})).await;
     assert_eq!(reply["result"]["resultType"], "complete", "{reply}");
@@ -302,14 +301,18 @@ async fn another_callers_task_is_not_found_through_the_proxy() {
 
 /// Says yes, and that the user is called Alice.
 fn answering() -> ClientBuilder {
-    Client::builder(Implementation::new("caller", "1.0.0")).on_elicit(|question| {
-        let content = match question.message().contains("name") {
-            true => json!({"name": "Alice"}),
-            false => json!({"confirm": true}),
-        };
-        let content: JsonObject = content.as_object().cloned().unwrap_or_default();
-        async move { Ok(ElicitResult::accept(content)) }
-    })
+    let builder = Client::builder(Implementation::new("caller", "1.0.0"));
+    // A proxy that never ends its task fails the test rather than hanging it.
+    builder
+        .call_timeout(Duration::from_secs(30))
+        .on_elicit(|question| {
+            let content = match question.message().contains("name") {
+                true => json!({"name": "Alice"}),
+                false => json!({"confirm": true}),
+            };
+            let content: JsonObject = content.as_object().cloned().unwrap_or_default();
+            async move { Ok(ElicitResult::accept(content)) }
+        })
 }
 
 #[tokio::test]

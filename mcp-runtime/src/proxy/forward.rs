@@ -186,10 +186,8 @@ fn callers_meta(
         let mut capabilities = ctx.client_capabilities().clone();
         let tasks =
             method == methods::TOOLS_CALL && ctx.client_extension(TASKS_EXTENSION).is_some();
-        if !tasks {
-            if let Some(extensions) = &mut capabilities.extensions {
-                extensions.remove(TASKS_EXTENSION);
-            }
+        if let Some(extensions) = capabilities.extensions.as_mut().filter(|_| !tasks) {
+            extensions.remove(TASKS_EXTENSION);
         }
         capabilities.tasks = None;
         let capabilities = serde_json::to_value(capabilities).map_err(unserializable)?;

@@ -11,7 +11,8 @@
 //! sees the proxy, not the caller). A 2025-11-25 caller cannot carry an
 //! `InputRequiredResult`: its proxy answers the remote's questions through that caller's
 //! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
-//! retries until the remote answers.
+//! retries until the remote answers. A remote task becomes a task of the proxy's own store
+//! that follows it (`tasks`).
 
 mod forward;
 mod listing;
@@ -41,11 +42,19 @@ struct Remote {
 /// is read once, here; a remote that changes its tools later needs a new proxy.
 ///
 /// The remote's progress reports on a call reach the caller who asked for them (the proxy
-/// takes `client`'s [notifications](Client::notifications) for that). Not passed through: the
-/// remote's log messages, a 2025-11-25 remote's own requests in the middle of a call (they go
-/// to `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
-/// without the tasks extension declared, so it answers in the call), and subscriptions to the
-/// remote's resources.
+/// takes `client`'s [notifications](Client::notifications) for that).
+///
+/// Tasks pass through when the remote's `server/discover` declares the tasks extension: a
+/// `tools/call` whose caller declared it goes to the remote with it, and a remote task makes
+/// a task of the proxy's own (its tools run as tasks that ask before the task is made; set the
+/// store with [`McpServer::tasks`]) whose function follows the remote's by polling it, asks
+/// its questions through the proxy task's `input_required` status, and cancels it if the
+/// proxy's task ends first. The caller never sees the remote's task id: the proxy's tasks are
+/// bound to the caller, the remote's to nobody.
+///
+/// Not passed through: the remote's log messages, a 2025-11-25 remote's own requests in the
+/// middle of a call (they go to `client`'s handlers, which know nothing of our caller), and
+/// subscriptions to the remote's resources.
 ///
 /// ```no_run
 /// use mcp::client::Client;
