@@ -54,6 +54,15 @@ async fn hangs(ctx: Context, seen: State<Arc<Seen>>) -> &'static str {
     "finished"
 }
 
+/// Reports its progress three times; never a task.
+#[mcp::tool]
+async fn count(ctx: Context) -> &'static str {
+    for step in 1..=3 {
+        ctx.progress(f64::from(step), Some(3.0), None).await;
+    }
+    "counted"
+}
+
 /// Archive them?
 #[derive(Debug, serde::Deserialize, mcp::Elicitation)]
 struct Confirm {
@@ -108,7 +117,7 @@ fn waits(
 async fn proxy(seen: Arc<Seen>) -> McpServer {
     let (near, far) = mcp::transport::memory::pair();
     let remote = McpServer::new("upstream")
-        .tools(mcp::tools![quick, hangs, archive, asks_first])
+        .tools(mcp::tools![quick, hangs, archive, asks_first, count])
         .tools([
             ToolEntry::from_tool(Tool::new("waits", json!({"type": "object"})), waits)
                 .task(TaskSupport::Optional),
@@ -332,4 +341,24 @@ async fn our_client_follows_a_proxied_task_asking_before_and_inside_it() {
     // Asked on the call (the proxy passes the round through), then a task.
     let hello = client.call_tool("asks_first", None).await.expect("greeted");
     assert_eq!(hello.content[0].as_text(), Some("Hello, Alice!"));
+}
+
+#[tokio::test]
+async fn a_caller_that_takes_tasks_still_hears_the_progress_of_a_call_answered_in_it() {
+    let server = proxy(Arc::default()).await.build().expect("builds");
+    let (near, far) = mcp::transport::memory::pair();
+    tokio::spawn(async move { server.serve(far).await });
+    // Our client declares the tasks extension on every request.
+    let client = answering().connect(near);
+    let (mut progress, call) = client.call_tool_with_progress("count", None);
+    let (result, steps) = tokio::join!(call, async {
+        let mut steps = Vec::new();
+        while let Some(report) = progress.next().await {
+            steps.push(report.progress);
+        }
+        steps
+    });
+    let result = result.expect("the call ends");
+    assert_eq!(result.content[0].as_text(), Some("counted"));
+    assert_eq!(steps, [1.0, 2.0, 3.0]);
 }
