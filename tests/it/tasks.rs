@@ -128,6 +128,13 @@ async fn two_at_once(
     format!("{} and {}", first.name, second.name)
 }
 
+/// Reports progress from inside its task, where it must not be sent.
+#[mcp::tool(task = "required", ask_before_task)]
+async fn reports_in_task(ctx: Context, #[mcp(key = "user_name")] name: Elicit<Name>) -> String {
+    ctx.progress(1.0, None, Some("inside".into())).await;
+    format!("reported to {}", name.name)
+}
+
 /// Asks on the call, then runs as a task.
 #[mcp::tool(task = "required", ask_before_task)]
 async fn asks_first(#[mcp(key = "user_name")] name: Elicit<Name>) -> String {
@@ -148,7 +155,8 @@ fn server(seen: Arc<Seen>) -> Server {
             long_job,
             archive,
             two_at_once,
-            asks_first
+            asks_first,
+            reports_in_task
         ])
         .build()
         .expect("the server builds")
@@ -682,4 +690,47 @@ mod with_our_client {
         let client = answering().connect(http_client::connect(&url).expect("a URL"));
         runs_tasks_to_their_results(client).await;
     }
+}
+
+#[tokio::test]
+async fn a_task_body_past_its_gate_sends_no_progress_though_the_call_asked_for_it() {
+    let mut wire = wire();
+    let call = json!({"name": "reports_in_task", "arguments": {}});
+    let asked = wire.call("tools/call", call.clone(), declaring()).await;
+    let state = asked["result"]["requestState"].clone();
+    assert!(state.is_string(), "asked first: {asked}");
+    let mut params = call;
+    params["inputResponses"] =
+        json!({"user_name": {"action": "accept", "content": {"name": "Ada"}}});
+    params["requestState"] = state;
+    params["_meta"] = meta(declaring());
+    params["_meta"]["progressToken"] = json!("p1");
+    let line = json!({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": params});
+    let (mut heard, created) = wire.exchange(line.to_string()).await;
+    let id = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let mut status = String::new();
+    for n in 2..500 {
+        let params = json!({"taskId": id, "_meta": meta(declaring())});
+        let line = json!({"jsonrpc": "2.0", "id": n, "method": "tasks/get", "params": params});
+        let (more, reply) = wire.exchange(line.to_string()).await;
+        heard.extend(more);
+        status = reply["result"]["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if status == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(status, "completed");
+    assert!(
+        heard
+            .iter()
+            .all(|n| n["method"] != "notifications/progress"),
+        "progress is not sent on tasks: {heard:?}"
+    );
 }

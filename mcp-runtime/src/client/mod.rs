@@ -55,6 +55,8 @@ pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
 pub use task_pace::{DEFAULT_POLL_INTERVAL, MAX_POLL_BACKOFF, MIN_POLL_INTERVAL};
+pub(crate) use task_pace::{Deadline, Pace};
+pub(crate) use tool_start::ToolRound;
 pub use tool_start::ToolStart;
 
 use callbacks::Callbacks;

@@ -31,7 +31,7 @@ const BACKOFF_LIMIT_IN_INTERVALS: u32 = 5;
 
 /// The waits between the polls of one task.
 #[derive(Debug, Default)]
-pub(super) struct Pace {
+pub(crate) struct Pace {
     /// Polls in a row that showed nothing new.
     unchanged: u32,
 }
@@ -66,7 +66,7 @@ impl Pace {
 
 /// When a task is no longer worth polling: `createdAt + ttlMs`, if the task has a ttl.
 #[derive(Debug, Default)]
-pub(super) struct Deadline {
+pub(crate) struct Deadline {
     /// The `createdAt` and `ttlMs` `at` was computed from (a ttl may change over a task's life).
     from: Option<(String, Option<u64>)>,
     at: Option<Instant>,

@@ -27,7 +27,7 @@ pub enum ToolStart {
 }
 
 /// One `tools/call` round's answer: a result, a request for input, or a task.
-pub(super) struct ToolRound(pub Outcome<ToolStart>);
+pub(crate) struct ToolRound(pub Outcome<ToolStart>);
 
 impl<'de> Deserialize<'de> for ToolRound {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

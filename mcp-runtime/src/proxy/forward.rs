@@ -1,10 +1,13 @@
 //! Each request a proxy serves, made to the remote: one round there per round here, or, for
 //! a 2025-11-25 caller, every round there answered through the caller's back-channel.
 
+use std::sync::Arc;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::boxed::BoxFuture;
+use crate::client::{ToolRound, ToolStart};
 use crate::protocol::{
     CallToolParams, CallToolResult, CompleteParams, CompleteResult, Generation, GetPromptParams,
     GetPromptResult, InputRequest, InputRequiredResult, InputResponses, McpError, Outcome,
@@ -13,17 +16,36 @@ use crate::protocol::{
 };
 use crate::server::{Context, State};
 
+use super::tasks::{self, ToolState};
 use super::{Remote, passed_through};
 
 /// How many rounds a proxy answers for a 2025-11-25 caller before it gives up on a remote
 /// that keeps asking.
 const MAX_ROUNDS: usize = 10;
 
-fn remote(ctx: &Context) -> Result<State<Remote>, McpError> {
-    ctx.state::<Remote>().ok_or_else(|| {
+fn remote(ctx: &Context) -> Result<Arc<Remote>, McpError> {
+    ctx.state::<Remote>().map(State::into_arc).ok_or_else(|| {
         tracing::error!("a proxy entry runs on a server that is not the proxy");
         McpError::internal("Internal error")
     })
+}
+
+/// One remote round's answer, as the proxy reads it.
+trait Answer<R>: DeserializeOwned {
+    fn outcome(self) -> Outcome<R>;
+}
+
+impl<R: DeserializeOwned> Answer<R> for Outcome<R> {
+    fn outcome(self) -> Outcome<R> {
+        self
+    }
+}
+
+/// A `tools/call`'s may be a task, for a caller that declared the tasks extension.
+impl Answer<ToolStart> for ToolRound {
+    fn outcome(self) -> Outcome<ToolStart> {
+        self.0
+    }
 }
 
 pub(super) fn call_tool(
@@ -35,8 +57,26 @@ pub(super) fn call_tool(
     if let Some(arguments) = params.arguments {
         fields.insert("arguments".into(), Value::Object(arguments));
     }
-    let (answers, state) = (params.input_responses, params.request_state);
-    Box::pin(async move { rounds(&ctx, methods::TOOLS_CALL, fields, answers, state).await })
+    let answers = params.input_responses;
+    Box::pin(async move {
+        let remote = remote(&ctx)?;
+        let state = match tasks::open(params.request_state)? {
+            Some(ToolState::Following(following)) => {
+                return tasks::resumed(&ctx, &remote, following, answers).await;
+            }
+            Some(ToolState::Remote(state)) => Some(state),
+            None => None,
+        };
+        let round = rounds::<ToolRound, _>(&ctx, methods::TOOLS_CALL, fields, answers, state);
+        match round.await? {
+            Outcome::Complete(ToolStart::Complete(result)) => Ok(Outcome::Complete(result)),
+            Outcome::Complete(ToolStart::Task(task)) => tasks::started(&ctx, &remote, task).await,
+            Outcome::InputRequired(mut ask) => {
+                ask.request_state = ask.request_state.map(tasks::remote_state);
+                Ok(Outcome::InputRequired(ask))
+            }
+        }
+    })
 }
 
 pub(super) fn get_prompt(
@@ -50,7 +90,9 @@ pub(super) fn get_prompt(
         fields.insert("arguments".into(), Value::Object(arguments.collect()));
     }
     let (answers, state) = (params.input_responses, params.request_state);
-    Box::pin(async move { rounds(&ctx, methods::PROMPTS_GET, fields, answers, state).await })
+    Box::pin(async move {
+        rounds::<Outcome<_>, _>(&ctx, methods::PROMPTS_GET, fields, answers, state).await
+    })
 }
 
 pub(super) fn read_resource(
@@ -60,7 +102,9 @@ pub(super) fn read_resource(
 ) -> BoxFuture<Result<Outcome<ReadResourceResult>, McpError>> {
     let fields = Map::from_iter([("uri".to_owned(), Value::String(params.uri))]);
     let (answers, state) = (params.input_responses, params.request_state);
-    Box::pin(async move { rounds(&ctx, methods::RESOURCES_READ, fields, answers, state).await })
+    Box::pin(async move {
+        rounds::<Outcome<_>, _>(&ctx, methods::RESOURCES_READ, fields, answers, state).await
+    })
 }
 
 pub(super) async fn complete(
@@ -76,7 +120,7 @@ pub(super) async fn complete(
 
 /// The remote's answer to one round, or, for a caller that cannot take a round of questions
 /// (2025-11-25), its answer once every round was answered through the caller's back-channel.
-async fn rounds<R: DeserializeOwned>(
+async fn rounds<A: Answer<R>, R>(
     ctx: &Context,
     method: &str,
     fields: Map<String, Value>,
@@ -96,20 +140,17 @@ async fn rounds<R: DeserializeOwned>(
         if let Some(state) = state.take() {
             params.insert("requestState".into(), Value::String(state));
         }
-        let meta = callers_meta(
-            ctx,
-            remote.client.protocol_version() == V2026_07_28,
-            progress,
-        )?;
+        let modern = remote.client.protocol_version() == V2026_07_28;
+        let meta = callers_meta(ctx, method, modern, progress)?;
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }
-        let outcome = remote
+        let answer: A = remote
             .client
             .request(method, Value::Object(params))
             .await
             .map_err(passed_through)?;
-        match outcome {
+        match answer.outcome() {
             Outcome::InputRequired(ask) if ctx.generation() == Generation::V2025_11_25 => {
                 answers = Some(ask_caller(ctx, &ask).await?);
                 state = ask.request_state;
@@ -124,10 +165,12 @@ async fn rounds<R: DeserializeOwned>(
 
 /// The `_meta` a round goes to the remote with: the proxy's progress token for the call, and
 /// on 2026-07-28 our caller's capabilities, so the remote asks only what our caller can
-/// answer. Those go without the tasks extension: a task would end the call here, and the
-/// proxy passes calls, not tasks.
+/// answer. The tasks extension goes only with a `tools/call` whose caller declared it to a
+/// proxy that passes tasks through (see [`tasks`]); the remote's task would end any other
+/// request here.
 fn callers_meta(
     ctx: &Context,
+    method: &str,
     modern: bool,
     progress: Option<&ProgressToken>,
 ) -> Result<Map<String, Value>, McpError> {
@@ -141,7 +184,9 @@ fn callers_meta(
     }
     if modern {
         let mut capabilities = ctx.client_capabilities().clone();
-        if let Some(extensions) = &mut capabilities.extensions {
+        let tasks =
+            method == methods::TOOLS_CALL && ctx.client_extension(TASKS_EXTENSION).is_some();
+        if let Some(extensions) = capabilities.extensions.as_mut().filter(|_| !tasks) {
             extensions.remove(TASKS_EXTENSION);
         }
         capabilities.tasks = None;

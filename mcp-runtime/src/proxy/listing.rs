@@ -4,7 +4,7 @@ use std::future::Future;
 
 use crate::client::{Client, ClientError};
 use crate::protocol::{McpError, code};
-use crate::server::{PromptEntry, ResourceEntry, ToolEntry};
+use crate::server::{PromptEntry, ResourceEntry, TaskSupport, ToolEntry};
 
 use super::forward;
 
@@ -17,7 +17,9 @@ pub(super) struct Listed {
     pub resources: Vec<ResourceEntry>,
 }
 
-pub(super) async fn fetch(client: &Client) -> Result<Listed, ClientError> {
+/// What the remote lists; with `tasks`, each tool may answer with a task, made once the
+/// remote answered with one (see [`tasks`](super::tasks)).
+pub(super) async fn fetch(client: &Client, tasks: bool) -> Result<Listed, ClientError> {
     let tools = all(|cursor| async move {
         let page = client.list_tools(cursor.as_deref()).await?;
         Ok((page.tools, page.next_cursor))
@@ -57,7 +59,14 @@ pub(super) async fn fetch(client: &Client) -> Result<Listed, ClientError> {
     Ok(Listed {
         tools: tools
             .into_iter()
-            .map(|t| ToolEntry::from_tool(t, forward::call_tool))
+            .map(|t| {
+                let mut entry = ToolEntry::from_tool(t, forward::call_tool);
+                if tasks {
+                    entry = entry.task(TaskSupport::Optional);
+                    entry.ask_before_task = true;
+                }
+                entry
+            })
             .collect(),
         prompts: prompts
             .into_iter()

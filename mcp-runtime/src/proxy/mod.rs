@@ -11,22 +11,25 @@
 //! sees the proxy, not the caller). A 2025-11-25 caller cannot carry an
 //! `InputRequiredResult`: its proxy answers the remote's questions through that caller's
 //! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
-//! retries until the remote answers.
+//! retries until the remote answers. A remote task becomes a task of the proxy's own store
+//! that follows it (`tasks`).
 
 mod forward;
 mod listing;
 mod progress;
+mod tasks;
 
 use std::sync::Arc;
 
 use crate::client::{Client, ClientError};
-use crate::protocol::McpError;
+use crate::protocol::{McpError, TASKS_EXTENSION, V2026_07_28};
 use crate::server::McpServer;
 
 /// What the forwarding functions find in the proxy's shared state.
 struct Remote {
     client: Client,
     progress: Arc<progress::ProgressRelay>,
+    holds: tasks::Holds,
 }
 
 /// An [`McpServer`] named `name` that serves what the server behind `client` lists now:
@@ -39,11 +42,19 @@ struct Remote {
 /// is read once, here; a remote that changes its tools later needs a new proxy.
 ///
 /// The remote's progress reports on a call reach the caller who asked for them (the proxy
-/// takes `client`'s [notifications](Client::notifications) for that). Not passed through: the
-/// remote's log messages, a 2025-11-25 remote's own requests in the middle of a call (they go
-/// to `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
-/// without the tasks extension declared, so it answers in the call), and subscriptions to the
-/// remote's resources.
+/// takes `client`'s [notifications](Client::notifications) for that).
+///
+/// Tasks pass through when the remote's `server/discover` declares the tasks extension: a
+/// `tools/call` whose caller declared it goes to the remote with it, and a remote task makes
+/// a task of the proxy's own (its tools run as tasks that ask before the task is made; set the
+/// store with [`McpServer::tasks`]) whose function follows the remote's by polling it, asks
+/// its questions through the proxy task's `input_required` status, and cancels it if the
+/// proxy's task ends first. The caller never sees the remote's task id: the proxy's tasks are
+/// bound to the caller, the remote's to nobody.
+///
+/// Not passed through: the remote's log messages, a 2025-11-25 remote's own requests in the
+/// middle of a call (they go to `client`'s handlers, which know nothing of our caller), and
+/// subscriptions to the remote's resources.
 ///
 /// ```no_run
 /// use mcp::client::Client;
@@ -62,7 +73,8 @@ struct Remote {
 /// # }
 /// ```
 pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
-    let listed = listing::fetch(&client).await?;
+    let tasks = passes_tasks(&client).await;
+    let listed = listing::fetch(&client, tasks).await?;
     let progress = Arc::new(progress::ProgressRelay::default());
     progress.start(&client);
     let server = McpServer::new(name)
@@ -70,8 +82,30 @@ pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer,
         .prompts(listed.prompts)
         .resources(listed.resources)
         .on_complete(forward::complete)
-        .state(Remote { client, progress });
+        .state(Remote {
+            client,
+            progress,
+            holds: tasks::Holds::default(),
+        });
     Ok(server)
+}
+
+/// Whether the remote serves the tasks extension, as its `server/discover` says: only then
+/// can a call of ours end in one of its tasks. 2025-11-25 has no extensions.
+async fn passes_tasks(client: &Client) -> bool {
+    if client.protocol_version() != V2026_07_28 {
+        return false;
+    }
+    match client.discover().await {
+        Ok(found) => found
+            .capabilities
+            .extensions
+            .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION)),
+        Err(error) => {
+            tracing::info!(%error, "the proxied server did not say what it serves; tasks are not passed through");
+            false
+        }
+    }
 }
 
 /// The remote's answer as our caller gets it: its JSON-RPC errors as they came, anything

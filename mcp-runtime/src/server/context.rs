@@ -114,30 +114,36 @@ impl Context {
     /// progress or log notifications (a task has no request to carry them), and no requests
     /// to the client (a task asks through its `input_required` status). With `gated`, the
     /// body of a tool that asks before its task waits at [`enter_task_body`](Self::enter_task_body)
-    /// until the keeper lets it go.
+    /// until the keeper lets it go, and the rounds before it, which answer the call itself,
+    /// keep the call's progress and log notifications.
     pub(crate) fn for_task(
         &self,
         cancellation: CancellationToken,
         gated: bool,
     ) -> (Self, Option<BodyGateKeeper>) {
         let mut admitted = self.inner.admitted.clone();
-        admitted.progress_token = None;
-        admitted.log_level = None;
-        // Nobody reads it: what a task's function would notify is dropped.
-        let (sink, _) = tokio::sync::mpsc::channel(1);
-        let (body_gate, keeper) = match gated {
+        let (body_gate, keeper, sink) = match gated {
+            // The rounds before the gate answer the call itself, so they report progress and
+            // log on its stream as any call does; past the gate, in the task, nothing is sent
+            // (see `in_task_body`).
             true => {
                 let (gate, keeper) = BodyGate::new();
-                (Some(gate), Some(keeper))
+                (Some(gate), Some(keeper), self.inner.sink.clone())
             }
-            false => (None, None),
+            false => {
+                admitted.progress_token = None;
+                admitted.log_level = None;
+                // Nobody reads it: what a task's function would notify is dropped.
+                let (sink, _) = tokio::sync::mpsc::channel(1);
+                (None, None, NotificationSink::new(sink))
+            }
         };
         let inner = ContextInner {
             id: self.inner.id.clone(),
             admitted,
             identity: self.inner.identity.clone(),
             cancellation,
-            sink: NotificationSink::new(sink),
+            sink,
             connection: self.inner.connection.clone(),
             server: self.inner.server.clone(),
             back_channel: false,
@@ -291,7 +297,16 @@ impl Context {
 
     /// Whether the client asked for progress reports (sent a `progressToken`).
     pub fn wants_progress(&self) -> bool {
-        self.inner.admitted.progress_token.is_some()
+        self.inner.admitted.progress_token.is_some() && !self.in_task_body()
+    }
+
+    /// Past the gate of a tool that asks before its task: the call was answered with the task,
+    /// and progress and log messages are not sent on tasks (the tasks extension).
+    fn in_task_body(&self) -> bool {
+        self.inner
+            .body_gate
+            .as_ref()
+            .is_some_and(|gate| lock(&gate.reached).is_none())
     }
 
     /// Reports progress, if the client asked for it with a `progressToken` (else does nothing).
@@ -389,7 +404,7 @@ impl Context {
     }
 
     pub(crate) async fn notify<P: Serialize>(&self, method: &str, params: &P) {
-        if self.is_cancelled() {
+        if self.is_cancelled() || self.in_task_body() {
             return;
         }
         self.inner

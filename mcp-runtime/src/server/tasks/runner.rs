@@ -127,6 +127,10 @@ impl Runner {
             }
         }
         self.runtime.running().remove(&self.task_id);
+        // However it ended (answered, cancelled while it waited for answers, out of time), the
+        // context the function ran with says so: what the function left watching it (a proxy's
+        // hold on a remote task) lets go.
+        self.stop.cancel();
     }
 
     /// Tells the listens granted the task, on every instance, that it has a new status.
