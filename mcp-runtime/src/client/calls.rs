@@ -108,6 +108,7 @@ impl Client {
             version: result.protocol_version.clone(),
             capabilities: result.capabilities.clone(),
         });
+        (self.inner.connection.in_session).store(true, std::sync::atomic::Ordering::SeqCst);
         self.notify("notifications/initialized", &json!({})).await?;
         Ok(result)
     }
