@@ -13,7 +13,7 @@ use crate::protocol::{
 };
 use crate::server::{Context, State};
 
-use super::{Remote, passed_through};
+use super::{Remote, passed_through, relay};
 
 /// How many rounds a proxy answers for a 2025-11-25 caller before it gives up on a remote
 /// that keeps asking.
@@ -76,7 +76,7 @@ pub(super) async fn complete(
 
 /// The remote's answer to one round, or, for a caller that cannot take a round of questions
 /// (2025-11-25), its answer once every round was answered through the caller's back-channel.
-async fn rounds<R: DeserializeOwned>(
+async fn rounds<R: DeserializeOwned + Send>(
     ctx: &Context,
     method: &str,
     fields: Map<String, Value>,
@@ -104,9 +104,7 @@ async fn rounds<R: DeserializeOwned>(
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }
-        let outcome = remote
-            .client
-            .request(method, Value::Object(params))
+        let outcome = relay::request(ctx, &remote.client, method, Value::Object(params))
             .await
             .map_err(passed_through)?;
         match outcome {
@@ -123,8 +121,9 @@ async fn rounds<R: DeserializeOwned>(
 }
 
 /// The `_meta` a round goes to the remote with: the proxy's progress token for the call, and
-/// on 2026-07-28 our caller's capabilities, so the remote asks only what our caller can
-/// answer. Those go without the tasks extension: a task would end the call here, and the
+/// on 2026-07-28 our caller's log level (a 2025-11-25 session's is set once for the whole
+/// session, and `ctx.log` keeps what our caller asked for) and capabilities, so the remote
+/// asks only what our caller can answer. Those go without the tasks extension: a task would end the call here, and the
 /// proxy passes calls, not tasks.
 fn callers_meta(
     ctx: &Context,
@@ -140,6 +139,10 @@ fn callers_meta(
         );
     }
     if modern {
+        if let Some(level) = ctx.log_level() {
+            let level = serde_json::to_value(level).map_err(unserializable)?;
+            meta.insert(keys::LOG_LEVEL.to_owned(), level);
+        }
         let mut capabilities = ctx.client_capabilities().clone();
         if let Some(extensions) = &mut capabilities.extensions {
             extensions.remove(TASKS_EXTENSION);

@@ -13,14 +13,16 @@
 //! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
 //! retries until the remote answers.
 
+mod follow;
 mod forward;
 mod listing;
 mod progress;
+mod relay;
 
 use std::sync::Arc;
 
 use crate::client::{Client, ClientError};
-use crate::protocol::McpError;
+use crate::protocol::{LoggingLevel, McpError, V2026_07_28, methods};
 use crate::server::McpServer;
 
 /// What the forwarding functions find in the proxy's shared state.
@@ -62,15 +64,33 @@ struct Remote {
 /// # }
 /// ```
 pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
+    // Opened first: a change made while the listing is read is heard.
+    let first_listen = follow::first_listen(&client).await;
     let listed = listing::fetch(&client).await?;
+    if client.protocol_version() != V2026_07_28 {
+        // A 2025-11-25 session has one log level for all its requests: the lowest, and each
+        // caller's `ctx.log` keeps what that caller asked for.
+        let level = serde_json::json!({ "level": LoggingLevel::Debug });
+        if let Err(error) = client
+            .request::<serde_json::Value>(methods::SET_LEVEL, level)
+            .await
+        {
+            tracing::debug!(%error, "the proxied server's log level stays its default");
+        }
+    }
     let progress = Arc::new(progress::ProgressRelay::default());
     progress.start(&client);
-    let server = McpServer::new(name)
+    let runtime = tokio::runtime::Handle::current();
+    let following = client.clone();
+    let mut server = McpServer::new(name)
         .tools(listed.tools)
         .prompts(listed.prompts)
         .resources(listed.resources)
         .on_complete(forward::complete)
         .state(Remote { client, progress });
+    if let Some(first) = first_listen {
+        server = server.on_built(move |server| follow::start(&runtime, following, first, server));
+    }
     Ok(server)
 }
 

@@ -50,6 +50,7 @@ pub use extension::{ExtendedOutcome, Extension};
 pub use fanout::LISTENER_QUEUE;
 pub(crate) use fanout::{Interest, Listener, Lists, may_have_changed};
 pub use handle::{ChangeError, ServerHandle};
+pub(crate) use handle::WeakHandle;
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;
 pub(crate) use listen::change_line;
