@@ -18,6 +18,7 @@ use mcp::{Context, McpServer};
 use serde_json::{Value, json};
 
 use crate::support::connect_in_memory;
+use crate::support::http::serve;
 
 /// Logs at three levels.
 #[mcp::tool]
@@ -106,7 +107,10 @@ async fn heard_logs(caller: &Client, level: Option<&str>) -> Vec<String> {
         }
         heard
     });
-    assert_eq!(result.expect("the call ends")["content"][0]["text"], "chatted");
+    assert_eq!(
+        result.expect("the call ends")["content"][0]["text"],
+        "chatted"
+    );
     heard
 }
 
@@ -160,7 +164,11 @@ async fn a_2025_remotes_question_reaches_the_2025_caller_of_that_call() {
         .await
         .expect("the call ends");
     assert_eq!(result.content[0].as_text(), Some("picked \"teal\""));
-    assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once, of this caller");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "asked once, of this caller"
+    );
 
     // A 2026-07-28 caller cannot be asked in the middle of its call: the remote's question
     // gets an error that says so, and the remote's tool fails with it.
@@ -234,11 +242,74 @@ async fn the_proxy_follows_the_remotes_listing_and_tells_its_listeners() {
             .add_tools(mcp::tools![chatty])
             .expect("adds");
         let heard = tokio::time::timeout(Duration::from_secs(10), changes.next()).await;
-        assert_eq!(heard.expect("heard in time"), Some(Ok(Change::ToolsListChanged)));
+        assert_eq!(
+            heard.expect("heard in time"),
+            Some(Ok(Change::ToolsListChanged))
+        );
         let reads = lists.load(Ordering::SeqCst) - before;
         assert!(
             (1..=10).contains(&reads),
             "{reads} listings for 201 announcements"
         );
     }
+}
+
+/// Where two calls of `overlap` meet, so that both are in flight while each logs.
+struct Meeting(tokio::sync::Barrier);
+
+/// Logs `word` while another call of it is in flight.
+#[mcp::tool]
+async fn overlap(ctx: Context, word: String, meeting: mcp::State<Meeting>) -> String {
+    meeting.0.wait().await;
+    ctx.log(LoggingLevel::Info, Some("remote"), json!(word))
+        .await;
+    meeting.0.wait().await;
+    word
+}
+
+/// The log messages one call of `overlap` hears.
+async fn overlap_logs(caller: &Client, word: &str) -> Vec<String> {
+    let params = json!({
+        "name": "overlap",
+        "arguments": {"word": word},
+        "_meta": {"io.modelcontextprotocol/logLevel": "info"}
+    });
+    let (mut hearing, call) = caller.request_hearing::<Value>("tools/call", params);
+    let (result, heard) = tokio::join!(call, async {
+        let mut heard = Vec::new();
+        while let Some(Heard::Notification(note)) = hearing.next().await {
+            let params = note.params.expect("params");
+            let message: LoggingMessageParams =
+                serde_json::from_str(params.get()).expect("a log message");
+            heard.push(message.data.as_str().expect("text").to_owned());
+        }
+        heard
+    });
+    assert_eq!(result.expect("the call ends")["content"][0]["text"], word);
+    heard
+}
+
+#[tokio::test]
+async fn over_http_concurrent_callers_each_hear_their_own_calls_log() {
+    let remote = McpServer::new("remote")
+        .tools(mcp::tools![overlap])
+        .state(Meeting(tokio::sync::Barrier::new(2)))
+        .build()
+        .expect("builds");
+    let (url, _stop) = serve(remote).await;
+    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
+        .accept_tasks(false)
+        .connect(mcp::transport::http_client::connect(&url).expect("connects"));
+    let proxy = proxy_of(upstream).await;
+    let (ada, bob) = (
+        connect_in_memory(proxy.clone()),
+        connect_in_memory(proxy.clone()),
+    );
+    // Bounded so that a call whose answer is lost fails the test rather than hanging it.
+    let both = async { tokio::join!(overlap_logs(&ada, "ada"), overlap_logs(&bob, "bob")) };
+    let (heard_by_ada, heard_by_bob) = tokio::time::timeout(Duration::from_secs(60), both)
+        .await
+        .expect("both calls end");
+    assert_eq!(heard_by_ada, ["ada"]);
+    assert_eq!(heard_by_bob, ["bob"]);
 }

@@ -17,7 +17,7 @@ use crate::protocol::{
     CancelledParams, Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line,
     keys, methods, notification_line, notification_methods, request_line, result_line,
 };
-use crate::transport::Duplex;
+use crate::transport::{Duplex, RELATED};
 
 use super::callbacks::Callbacks;
 use super::hearing::Hearings;
@@ -66,6 +66,7 @@ impl Connection {
         let Duplex {
             mut incoming,
             outgoing,
+            tags_related,
             ..
         } = duplex;
         let waiting: Arc<Waiters> = Arc::default();
@@ -85,6 +86,10 @@ impl Connection {
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
+                let (related, line) = match tags_related {
+                    true => split_related(line),
+                    false => (None, line),
+                };
                 match Incoming::parse(&line) {
                     Ok(Incoming::Response(r)) => {
                         let waiter = lock(&router).remove(&r.id);
@@ -111,7 +116,7 @@ impl Connection {
                         let n = if n.method == notification_methods::PROGRESS {
                             n
                         } else {
-                            match heard.deliver(n) {
+                            match heard.deliver(n, related.as_ref()) {
                                 Some(unheard) => unheard,
                                 None => continue,
                             }
@@ -133,7 +138,7 @@ impl Connection {
                         // A ping is the connection's, answered here whoever is in flight.
                         let heard = match request.method == methods::PING {
                             true => Err(request),
-                            false => heard.ask(request),
+                            false => heard.ask(request, related.as_ref()),
                         };
                         let request = match heard {
                             Ok(answer) => {
@@ -260,6 +265,17 @@ impl Connection {
     /// Whether the reader saw the connection end.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+}
+
+/// The request a tagged frame names (see [`RELATED`]), and the message.
+fn split_related(line: String) -> (Option<RequestId>, String) {
+    let Some(tagged) = line.strip_prefix(RELATED) else {
+        return (None, line);
+    };
+    match tagged.split_once('\n') {
+        Some((id, message)) => (serde_json::from_str(id).ok(), message.to_owned()),
+        None => (None, line),
     }
 }
 

@@ -2,10 +2,11 @@
 //! server's own requests), handed to the caller of that request instead of the general
 //! notifications and the client's handlers.
 //!
-//! A message is tied to a request only when nothing else could have caused it: the wire
-//! names no request in a `notifications/message` or a server's request, so the reader gives
-//! it to the hearing request only while that is the one request in flight that the server
-//! may speak of. In a 2025-11-25 session that is any request (its log level is the
+//! Over Streamable HTTP a message on a request's response stream is about that request, and
+//! the transport says so. Elsewhere (stdio, memory, a session's standing stream) a message is
+//! tied to a request only when nothing else could have caused it: the wire names no request
+//! in a `notifications/message` or a server's request, so the reader gives it to the hearing
+//! request only while that is the one request in flight that the server may speak of. In a 2025-11-25 session that is any request (its log level is the
 //! session's, and the server may ask during any); on 2026-07-28, a request that hears or
 //! that asks for log messages itself (the server must send none for the others, and never
 //! asks). With several, the message goes where it would without any hearing (the
@@ -107,16 +108,23 @@ impl Hearings {
         lock(&self.open).remove(id);
     }
 
-    /// Gives `note` to the request it belongs to, when one request in flight may be spoken
-    /// of and it hears; gives it back otherwise.
-    pub fn deliver(&self, note: RawNotification) -> Option<RawNotification> {
-        let Some(tx) = self.sole() else {
+    /// Gives `note` to the request it belongs to when that hears: the request the transport
+    /// says it came about (`related`), or else the one request in flight that may be spoken
+    /// of; gives it back otherwise.
+    pub fn deliver(
+        &self,
+        note: RawNotification,
+        related: Option<&RequestId>,
+    ) -> Option<RawNotification> {
+        let Some(tx) = self.hearing(related) else {
             return Some(note);
         };
         match tx.try_send(Heard::Notification(note)) {
             Ok(()) => None,
             Err(TrySendError::Full(_)) => {
-                tracing::warn!("dropped a notification of a request: its caller does not read them");
+                tracing::warn!(
+                    "dropped a notification of a request: its caller does not read them"
+                );
                 None
             }
             Err(TrySendError::Closed(Heard::Notification(note))) => Some(note),
@@ -129,8 +137,9 @@ impl Hearings {
     pub fn ask(
         &self,
         request: RawRequest,
+        related: Option<&RequestId>,
     ) -> Result<oneshot::Receiver<Result<Value, McpError>>, RawRequest> {
-        let Some(tx) = self.sole() else {
+        let Some(tx) = self.hearing(related) else {
             return Err(request);
         };
         let params = request
@@ -156,8 +165,11 @@ impl Hearings {
         }
     }
 
-    fn sole(&self) -> Option<mpsc::Sender<Heard>> {
+    fn hearing(&self, related: Option<&RequestId>) -> Option<mpsc::Sender<Heard>> {
         let open = lock(&self.open);
+        if let Some(id) = related {
+            return open.get(id).cloned().flatten();
+        }
         let mut open = open.values();
         match (open.next(), open.next()) {
             (Some(hearing), None) => hearing.clone(),
@@ -174,9 +186,10 @@ impl Client {
     /// as the revision wants (on 2026-07-28, `_meta["io.modelcontextprotocol/logLevel"]` in
     /// `params`).
     ///
-    /// The wire does not say which request a log message or a server's request belongs to,
-    /// so the client ties one to this request only while no other request the server may
-    /// speak of is in flight (in a 2025-11-25 session, any other; on 2026-07-28, another that
+    /// Over Streamable HTTP, what comes on this request's response stream is this request's.
+    /// Elsewhere the wire does not say which request a log message or a server's request
+    /// belongs to, so the client ties one to this request only while no other request the
+    /// server may speak of is in flight (in a 2025-11-25 session, any other; on 2026-07-28, another that
     /// hears or asks for log messages); otherwise it goes where it would have gone without a
     /// hearing. Progress reports name
     /// their call by token, and are not heard here.

@@ -52,7 +52,7 @@ pub use backlog::LISTEN_BUFFER;
 pub use builder::ClientBuilder;
 pub use calls::MAX_LIST_PAGES;
 pub use connection::{MAX_SERVER_REQUESTS_IN_FLIGHT, NOTIFICATION_BUFFER};
-pub use hearing::{HEARING_BUFFER, Hearing, Heard, ServerRequest};
+pub use hearing::{HEARING_BUFFER, Heard, Hearing, ServerRequest};
 pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};

@@ -12,6 +12,10 @@
 //! `InputRequiredResult`: its proxy answers the remote's questions through that caller's
 //! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
 //! retries until the remote answers.
+//!
+//! Besides answers, a proxy relays what the remote says during a call (its log messages, and a
+//! 2025-11-25 remote's own requests) to that call's caller, and follows the remote's listing
+//! as it changes.
 
 mod follow;
 mod forward;
@@ -37,15 +41,29 @@ struct Remote {
 /// like any other.
 ///
 /// `client` speaks whichever revision it was set up for: 2026-07-28 as built, 2025-11-25
-/// after [`Client::initialize`]. The remote's errors come back with their codes. The listing
-/// is read once, here; a remote that changes its tools later needs a new proxy.
+/// after [`Client::initialize`]. The remote's errors come back with their codes.
+///
+/// The listing follows the remote's: the proxy listens to it ([`Client::listen`], opened
+/// before the listing is read here, so nothing is missed), reads the listing again when it
+/// hears a change (changes heard within 200 ms of the first are read once), swaps its tables
+/// whole and tells its own listeners which kinds changed. A listen that breaks is opened again
+/// with growing waits, and the listing read again. Built on a server that is then
+/// [mounted](McpServer::mount), the proxy's tables change but the gateway's listeners are
+/// not told.
 ///
 /// The remote's progress reports on a call reach the caller who asked for them (the proxy
-/// takes `client`'s [notifications](Client::notifications) for that). Not passed through: the
-/// remote's log messages, a 2025-11-25 remote's own requests in the middle of a call (they go
-/// to `client`'s handlers, which know nothing of our caller), tasks (the remote is asked
-/// without the tasks extension declared, so it answers in the call), and subscriptions to the
-/// remote's resources.
+/// takes `client`'s [notifications](Client::notifications) for that). Its log messages
+/// during a call reach the caller of that call through [`Context::log`](crate::server::Context::log),
+/// at the level that caller asked for, and a 2025-11-25 remote's own requests in the middle of
+/// a call (`elicitation/create`, `sampling/createMessage`, `roots/list`) go to that caller's
+/// session when it is a 2025-11-25 caller; a 2026-07-28 caller cannot be asked mid-call, and
+/// the remote gets an error that says so. Both are tied to the call by
+/// [`Client::request_hearing`]: over Streamable HTTP by the response stream they came on;
+/// on stdio and in memory only while the call is the one request in flight the remote may
+/// speak of, so there, with concurrent calls, some are not relayed, never given to the wrong
+/// caller. Not passed through: tasks (the remote is asked without the tasks
+/// extension declared, so it answers in the call), and subscriptions to the remote's
+/// resources.
 ///
 /// ```no_run
 /// use mcp::client::Client;

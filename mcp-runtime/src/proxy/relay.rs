@@ -84,6 +84,8 @@ async fn ask(ctx: &Context, request: ServerRequest) {
         Value::Null => json!({}),
         params => params.clone(),
     };
-    let answer = ctx.request_client::<_, Value>(&request.method, &params).await;
+    let answer = ctx
+        .request_client::<_, Value>(&request.method, &params)
+        .await;
     request.answer(answer);
 }

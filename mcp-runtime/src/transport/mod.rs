@@ -31,6 +31,13 @@ pub enum FrameError {
 /// One incoming message, or why it could not be read.
 pub type Frame = Result<String, FrameError>;
 
+/// What starts a frame a transport tags with the request it came in answer to: the request's
+/// id as JSON, a newline, then the message. Streamable HTTP knows it (a message on a request's
+/// response stream is about that request); the wire has no field for it. No JSON text starts
+/// this way, so a tagging transport drops any message that does, and only a duplex built
+/// [tagging](Duplex::tagging_related) has its tags read.
+pub(crate) const RELATED: &str = "\u{0}related ";
+
 /// How many messages may wait in either direction before the sender waits.
 pub const CHANNEL_CAPACITY: usize = 256;
 
@@ -44,6 +51,8 @@ pub struct Duplex {
     /// Where the outgoing lines are written out by a task of their own (stdio), the way to wait
     /// for that task: a process must not exit with replies still queued.
     writer: Option<Flusher>,
+    /// Whether its frames may carry a [`RELATED`] tag.
+    pub(crate) tags_related: bool,
 }
 
 impl Duplex {
@@ -64,7 +73,15 @@ impl Duplex {
             incoming,
             outgoing,
             writer: None,
+            tags_related: false,
         }
+    }
+
+    /// This duplex's frames may carry a [`RELATED`] tag.
+    #[cfg(feature = "http")]
+    pub(crate) fn tagging_related(mut self) -> Self {
+        self.tags_related = true;
+        self
     }
 
     fn written_by(mut self, writer: Flusher) -> Self {

@@ -196,13 +196,11 @@ impl LiveTables {
         self.change(|t| {
             let tools_changed = !alike(&t.tools, &tools, |a, b| a.tool == b.tool);
             let prompts_changed = !alike(&t.prompts, &prompts, |a, b| a.prompt == b.prompt);
-            let resources_changed =
-                !alike(&t.resources, &resources, |a, b| a.listing == b.listing);
+            let resources_changed = !alike(&t.resources, &resources, |a, b| a.listing == b.listing);
             let versions = Versions {
                 tools: t.versions.tools + u64::from(tools_changed),
                 prompts: t.versions.prompts + u64::from(prompts_changed),
                 resources: t.versions.resources + u64::from(resources_changed),
-                ..t.versions
             };
             for (changed, change) in [
                 (tools_changed, Change::ToolsListChanged),

@@ -56,7 +56,9 @@ pub struct McpServer {
 /// What runs once the server is built, with it: work of the crate's own that needs the
 /// running server (a proxy following its remote's listing).
 #[derive(Default)]
-struct BuiltHooks(Vec<Box<dyn FnOnce(&Server) + Send>>);
+struct BuiltHooks(Vec<BuiltHook>);
+
+type BuiltHook = Box<dyn FnOnce(&Server) + Send>;
 
 impl std::fmt::Debug for BuiltHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -206,7 +206,7 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
             }
         }
     });
-    Duplex::new(incoming, outgoing)
+    Duplex::new(incoming, outgoing).tagging_related()
 }
 
 /// The POSTs of 2026-07-28 requests still waiting for their answers, by JSON-RPC id (as JSON
