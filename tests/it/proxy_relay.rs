@@ -236,6 +236,10 @@ async fn the_proxy_follows_the_remotes_listing_and_tells_its_listeners() {
         let before = lists.load(Ordering::SeqCst);
         for _ in 0..200 {
             remote.handle().notify(Change::ToolsListChanged);
+            // Each one is heard before the next is made: no queue on the way merges them.
+            for _ in 0..20 {
+                tokio::task::yield_now().await;
+            }
         }
         remote
             .handle()
