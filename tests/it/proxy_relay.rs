@@ -293,17 +293,16 @@ async fn overlap_logs(caller: &Client, word: &str) -> Vec<String> {
     heard
 }
 
-#[tokio::test]
-async fn over_http_concurrent_callers_each_hear_their_own_calls_log() {
-    let remote = McpServer::new("remote")
+fn overlapping() -> Server {
+    McpServer::new("remote")
         .tools(mcp::tools![overlap])
         .state(Meeting(tokio::sync::Barrier::new(2)))
         .build()
-        .expect("builds");
-    let (url, _stop) = serve(remote).await;
-    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
-        .accept_tasks(false)
-        .connect(mcp::transport::http_client::connect(&url).expect("connects"));
+        .expect("builds")
+}
+
+/// What two callers of the proxy hear when their calls of `overlap` meet at the remote.
+async fn heard_by_two(upstream: Client) -> (Vec<String>, Vec<String>) {
     let proxy = proxy_of(upstream).await;
     let (ada, bob) = (
         connect_in_memory(proxy.clone()),
@@ -311,9 +310,30 @@ async fn over_http_concurrent_callers_each_hear_their_own_calls_log() {
     );
     // Bounded so that a call whose answer is lost fails the test rather than hanging it.
     let both = async { tokio::join!(overlap_logs(&ada, "ada"), overlap_logs(&bob, "bob")) };
-    let (heard_by_ada, heard_by_bob) = tokio::time::timeout(Duration::from_secs(60), both)
+    tokio::time::timeout(Duration::from_secs(60), both)
         .await
-        .expect("both calls end");
+        .expect("both calls end")
+}
+
+#[tokio::test]
+async fn over_http_concurrent_callers_each_hear_their_own_calls_log() {
+    let (url, _stop) = serve(overlapping()).await;
+    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
+        .accept_tasks(false)
+        .connect(mcp::transport::http_client::connect(&url).expect("connects"));
+    let (heard_by_ada, heard_by_bob) = heard_by_two(upstream).await;
     assert_eq!(heard_by_ada, ["ada"]);
     assert_eq!(heard_by_bob, ["bob"]);
+}
+
+#[tokio::test]
+async fn without_a_stream_per_request_concurrent_callers_hear_no_one_elses_log() {
+    // In memory nothing says which call a log message is about: with two in flight, neither
+    // caller is given one.
+    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
+        .accept_tasks(false)
+        .connect(overlapping().serve_in_memory());
+    let (heard_by_ada, heard_by_bob) = heard_by_two(upstream).await;
+    assert!(heard_by_ada.is_empty(), "{heard_by_ada:?}");
+    assert!(heard_by_bob.is_empty(), "{heard_by_bob:?}");
 }
