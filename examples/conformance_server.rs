@@ -11,7 +11,9 @@
 //! `scripts/conformance.sh` starts it and runs the suite against it, three ways: as it is,
 //! `--mounted` (the fixture mounted with an empty prefix in a gateway server, beside a second
 //! server under the prefix `extra`), and `--proxied` (the fixture served in this process
-//! behind an in-memory transport, reached through our `Client` by `mcp::proxy::proxy`).
+//! behind an in-memory transport, reached through our `Client` by `mcp::proxy::proxy`, over
+//! 2026-07-28; `--proxied-legacy` reaches it in a 2025-11-25 session instead, which is what
+//! carries the fixture's own requests to a 2025-11-25 caller).
 //!
 //! Fixtures that simply ask and then answer take Resolve parameters (`Elicit`, `Elicited`,
 //! `Sample`, `ListRoots`), keyed as the suite expects. Those whose wire behaviour the suite pins
@@ -50,7 +52,7 @@ fn main() -> anyhow::Result<()> {
         let server = match serving {
             Serving::Direct => fixture()?.build()?,
             Serving::Mounted => mounted()?,
-            Serving::Proxied => proxied().await?,
+            Serving::Proxied { legacy } => proxied(legacy).await?,
         };
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
         eprintln!(
@@ -69,7 +71,11 @@ fn main() -> anyhow::Result<()> {
 enum Serving {
     Direct,
     Mounted,
-    Proxied,
+    /// Through a proxy whose client reaches the fixture over 2026-07-28, or with `legacy` in a
+    /// 2025-11-25 session.
+    Proxied {
+        legacy: bool,
+    },
 }
 
 fn args() -> anyhow::Result<(u16, Serving)> {
@@ -85,9 +91,11 @@ fn args() -> anyhow::Result<(u16, Serving)> {
                 port = value.parse()?;
             }
             "--mounted" => serving = Serving::Mounted,
-            "--proxied" => serving = Serving::Proxied,
+            "--proxied" => serving = Serving::Proxied { legacy: false },
+            "--proxied-legacy" => serving = Serving::Proxied { legacy: true },
             other => anyhow::bail!(
-                "unknown argument {other:?} (usage: --port PORT [--mounted | --proxied])"
+                "unknown argument {other:?} (usage: --port PORT [--mounted | --proxied | \
+                 --proxied-legacy])"
             ),
         }
     }
@@ -107,8 +115,9 @@ fn mounted() -> anyhow::Result<mcp::server::Server> {
     Ok(gateway.build()?)
 }
 
-/// The fixture behind an in-memory transport, reached through our client by a proxy.
-async fn proxied() -> anyhow::Result<mcp::server::Server> {
+/// The fixture behind an in-memory transport, reached through our client by a proxy; with
+/// `legacy`, in a 2025-11-25 session.
+async fn proxied(legacy: bool) -> anyhow::Result<mcp::server::Server> {
     let (near, far) = mcp::transport::memory::pair();
     let fixture = fixture()?.build()?;
     tokio::spawn(async move { fixture.serve(far).await });
@@ -124,6 +133,9 @@ async fn proxied() -> anyhow::Result<mcp::server::Server> {
     .capabilities(capabilities)
     .accept_tasks(false)
     .connect(near);
+    if legacy {
+        client.initialize().await?;
+    }
     let proxy = mcp::proxy::proxy("mcp-rust-conformance-proxy", client).await?;
     Ok(proxy.version(env!("CARGO_PKG_VERSION")).build()?)
 }
@@ -176,6 +188,8 @@ fn fixture() -> anyhow::Result<McpServer> {
             confirm_delete,
             multi_input,
             test_tool_with_task,
+            test_trigger_tool_change,
+            test_trigger_prompt_change,
         ])
         .tools([json_schema_2020_12_tool()])
         .prompts(mcp::prompts![
@@ -790,6 +804,48 @@ async fn test_tool_with_task(#[mcp(key = "user_name")] name: Elicit<Name>) -> St
 #[mcp::prompt]
 async fn test_simple_prompt() -> &'static str {
     "This is a simple prompt for testing."
+}
+
+/// Adds `test_dynamic_tool`, or removes it if it is there: the tools listing changes on
+/// every call, which the suite's listen must hear (SEP-2575).
+#[mcp::tool]
+async fn test_trigger_tool_change(ctx: Context) -> Result<&'static str, McpError> {
+    let server = ctx.server();
+    let changed = match server.remove_tool("test_dynamic_tool") {
+        Ok(true) => Ok("Removed test_dynamic_tool"),
+        Ok(false) => server
+            .add_tools(mcp::tools![test_dynamic_tool])
+            .map(|()| "Added test_dynamic_tool"),
+        Err(error) => Err(error),
+    };
+    changed.map_err(|e| McpError::internal(e.to_string()))
+}
+
+/// Comes and goes with `test_trigger_tool_change`.
+#[mcp::tool]
+async fn test_dynamic_tool() -> &'static str {
+    "Here for now"
+}
+
+/// Adds `test_dynamic_prompt`, or removes it if it is there (as `test_trigger_tool_change`
+/// does with a tool).
+#[mcp::tool]
+async fn test_trigger_prompt_change(ctx: Context) -> Result<&'static str, McpError> {
+    let server = ctx.server();
+    let changed = match server.remove_prompt("test_dynamic_prompt") {
+        Ok(true) => Ok("Removed test_dynamic_prompt"),
+        Ok(false) => server
+            .add_prompts(mcp::prompts![test_dynamic_prompt])
+            .map(|()| "Added test_dynamic_prompt"),
+        Err(error) => Err(error),
+    };
+    changed.map_err(|e| McpError::internal(e.to_string()))
+}
+
+/// Comes and goes with `test_trigger_prompt_change`.
+#[mcp::prompt]
+async fn test_dynamic_prompt() -> &'static str {
+    "Here for now"
 }
 
 /// A prompt with two required arguments

@@ -1,12 +1,13 @@
-//! How long to wait before the next attempt to reach Redis (the notification bus, the task
-//! store): doubling from [`FIRST`] up to [`CAP`], each wait drawn at random from its upper
-//! half so that a fleet that lost Redis together does not come back in lock step.
+//! How long to wait before the next attempt to reach what went away (Redis, for the
+//! notification bus and the task store; a proxied server): doubling from [`FIRST`] up to
+//! [`CAP`], each wait drawn at random from its upper half so that a fleet that lost it
+//! together does not come back in lock step.
 
 use std::time::Duration;
 
 /// The ceiling of the first wait.
 pub(crate) const FIRST: Duration = Duration::from_millis(100);
-/// The ceiling no wait exceeds, however long Redis stays away.
+/// The ceiling no wait exceeds, however long it stays away.
 pub(crate) const CAP: Duration = Duration::from_secs(5);
 
 #[derive(Debug, Default)]
@@ -23,7 +24,7 @@ impl Backoff {
         jittered(ceiling, getrandom::u64().unwrap_or(u64::MAX))
     }
 
-    /// Redis answered: the next outage starts from the shortest wait.
+    /// It answered: the next outage starts from the shortest wait.
     pub fn reset(&mut self) {
         self.failures = 0;
     }

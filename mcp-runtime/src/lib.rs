@@ -39,7 +39,6 @@
 #![forbid(unsafe_code)]
 
 pub mod auth;
-#[cfg(feature = "redis")]
 mod backoff;
 mod boxed;
 pub mod client;

@@ -46,6 +46,7 @@ mod plain_schemas;
 mod policies;
 mod protected_e2e;
 mod provisioner_stdio;
+mod proxy_relay;
 mod proxy_tasks;
 mod push_http;
 mod push_memory;

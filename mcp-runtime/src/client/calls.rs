@@ -113,6 +113,7 @@ impl Client {
                 self.inner.server.as_ref(),
             ),
         });
+        (self.inner.connection.in_session).store(true, std::sync::atomic::Ordering::SeqCst);
         self.notify("notifications/initialized", &json!({})).await?;
         Ok(result)
     }

@@ -15,11 +15,12 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use crate::protocol::{
     CancelledParams, Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line,
-    keys, methods, notification_line, notification_methods, request_line,
+    keys, methods, notification_line, notification_methods, request_line, result_line,
 };
-use crate::transport::Duplex;
+use crate::transport::{Duplex, RELATED};
 
 use super::callbacks::Callbacks;
+use super::hearing::Hearings;
 use super::listen_routes::ListenRoutes;
 use super::progress::ProgressRoutes;
 use super::resource_subscriptions::ResourceSubscriptions;
@@ -49,6 +50,10 @@ pub(super) struct Connection {
     pub listens: Arc<ListenRoutes>,
     /// The resources a 2025-11-25 session is subscribed to on behalf of its listens.
     pub subscriptions: ResourceSubscriptions,
+    /// The requests in flight whose callers hear what the server says during them.
+    hearings: Arc<Hearings>,
+    /// Whether a 2025-11-25 session is open, where the server may speak of any request.
+    pub in_session: AtomicBool,
 }
 
 impl Connection {
@@ -61,6 +66,7 @@ impl Connection {
         let Duplex {
             mut incoming,
             outgoing,
+            tags_related,
             ..
         } = duplex;
         let waiting: Arc<Waiters> = Arc::default();
@@ -75,9 +81,15 @@ impl Connection {
         let routes = progress.clone();
         let listens: Arc<ListenRoutes> = Arc::default();
         let listening = listens.clone();
+        let hearings: Arc<Hearings> = Arc::default();
+        let heard = hearings.clone();
         tokio::spawn(async move {
             while let Some(frame) = incoming.recv().await {
                 let Ok(line) = frame else { continue };
+                let (related, line) = match tags_related {
+                    true => split_related(line),
+                    false => (None, line),
+                };
                 match Incoming::parse(&line) {
                     Ok(Incoming::Response(r)) => {
                         let waiter = lock(&router).remove(&r.id);
@@ -101,6 +113,14 @@ impl Connection {
                         let Some(n) = listening.deliver(n, &replies) else {
                             continue;
                         };
+                        let n = if n.method == notification_methods::PROGRESS {
+                            n
+                        } else {
+                            match heard.deliver(n, related.as_ref()) {
+                                Some(unheard) => unheard,
+                                None => continue,
+                            }
+                        };
                         if let Err(TrySendError::Full(n)) = note_tx.try_send(n) {
                             dropped += 1;
                             // Logged at powers of two: a steady flood stays readable.
@@ -114,6 +134,30 @@ impl Connection {
                         }
                     }
                     Ok(Incoming::Request(request)) => {
+                        let id = request.id.clone();
+                        // A ping is the connection's, answered here whoever is in flight.
+                        let heard = match request.method == methods::PING {
+                            true => Err(request),
+                            false => heard.ask(request, related.as_ref()),
+                        };
+                        let request = match heard {
+                            Ok(answer) => {
+                                let replies = replies.clone();
+                                tokio::spawn(async move {
+                                    let line = match answer.await {
+                                        Ok(Ok(result)) => result_line(&id, &result),
+                                        Ok(Err(error)) => error_line(Some(&id), &error),
+                                        Err(_) => error_line(
+                                            Some(&id),
+                                            &McpError::internal("The request was not answered"),
+                                        ),
+                                    };
+                                    let _ = replies.send(line).await;
+                                });
+                                continue;
+                            }
+                            Err(unheard) => unheard,
+                        };
                         // A 2025-11-25 server asking over the back-channel: the same handlers
                         // answer, concurrently with everything else, up to a bound.
                         let Ok(permit) = answering.clone().try_acquire_owned() else {
@@ -149,6 +193,8 @@ impl Connection {
             progress,
             listens,
             subscriptions: ResourceSubscriptions::default(),
+            hearings,
+            in_session: AtomicBool::new(false),
         };
         (connection, note_rx)
     }
@@ -163,13 +209,22 @@ impl Connection {
         #[cfg(feature = "otel")]
         tracing::Span::current().record("jsonrpc.request.id", tracing::field::display(&id));
         let (tx, rx) = oneshot::channel();
+        let line = request_line(&id, method, params);
+        // Heard from before the request goes out, so nothing said about it is missed. A
+        // request's `_meta` is not parsed again to find a log level: the key anywhere in it
+        // counts, which only ever makes ties rarer.
+        let spoken_of = self.in_session.load(Ordering::SeqCst) || line.contains(keys::LOG_LEVEL);
+        self.hearings.open(&id, spoken_of);
+        let _heard = HeldHearing {
+            hearings: &self.hearings,
+            id: id.clone(),
+        };
         lock(&self.waiting).insert(id.clone(), tx);
         // Checked after registering, so a close racing with this request is always seen.
         if self.is_closed() {
             lock(&self.waiting).remove(&id);
             return Err(ClientError::Closed);
         }
-        let line = request_line(&id, method, params);
         if self.outgoing.send(line).await.is_err() {
             lock(&self.waiting).remove(&id);
             return Err(ClientError::Closed);
@@ -210,6 +265,29 @@ impl Connection {
     /// Whether the reader saw the connection end.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+}
+
+/// The request a tagged frame names (see [`RELATED`]), and the message.
+fn split_related(line: String) -> (Option<RequestId>, String) {
+    let Some(tagged) = line.strip_prefix(RELATED) else {
+        return (None, line);
+    };
+    match tagged.split_once('\n') {
+        Some((id, message)) => (serde_json::from_str(id).ok(), message.to_owned()),
+        None => (None, line),
+    }
+}
+
+/// A request's hold on its hearing, however the request ends.
+struct HeldHearing<'a> {
+    hearings: &'a Hearings,
+    id: RequestId,
+}
+
+impl Drop for HeldHearing<'_> {
+    fn drop(&mut self) {
+        self.hearings.close(&self.id);
     }
 }
 

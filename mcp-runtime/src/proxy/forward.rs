@@ -17,7 +17,7 @@ use crate::protocol::{
 use crate::server::{Context, State};
 
 use super::tasks::{self, ToolState};
-use super::{Remote, passed_through};
+use super::{Remote, passed_through, relay};
 
 /// How many rounds a proxy answers for a 2025-11-25 caller before it gives up on a remote
 /// that keeps asking.
@@ -120,7 +120,7 @@ pub(super) async fn complete(
 
 /// The remote's answer to one round, or, for a caller that cannot take a round of questions
 /// (2025-11-25), its answer once every round was answered through the caller's back-channel.
-async fn rounds<A: Answer<R>, R>(
+async fn rounds<A: Answer<R> + Send, R>(
     ctx: &Context,
     method: &str,
     fields: Map<String, Value>,
@@ -145,9 +145,7 @@ async fn rounds<A: Answer<R>, R>(
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }
-        let answer: A = remote
-            .client
-            .request(method, Value::Object(params))
+        let answer: A = relay::request(ctx, &remote.client, method, Value::Object(params))
             .await
             .map_err(passed_through)?;
         match answer.outcome() {
@@ -164,10 +162,11 @@ async fn rounds<A: Answer<R>, R>(
 }
 
 /// The `_meta` a round goes to the remote with: the proxy's progress token for the call, and
-/// on 2026-07-28 our caller's capabilities, so the remote asks only what our caller can
-/// answer. The tasks extension goes only with a `tools/call` whose caller declared it to a
-/// proxy that passes tasks through (see [`tasks`]); the remote's task would end any other
-/// request here.
+/// on 2026-07-28 our caller's log level (a 2025-11-25 session's is set once for the whole
+/// session, and `ctx.log` keeps what our caller asked for) and capabilities, so the remote
+/// asks only what our caller can answer. The tasks extension goes only with a `tools/call`
+/// whose caller declared it to a proxy that passes tasks through (see [`tasks`]); the
+/// remote's task would end any other request here.
 fn callers_meta(
     ctx: &Context,
     method: &str,
@@ -183,6 +182,10 @@ fn callers_meta(
         );
     }
     if modern {
+        if let Some(level) = ctx.log_level() {
+            let level = serde_json::to_value(level).map_err(unserializable)?;
+            meta.insert(keys::LOG_LEVEL.to_owned(), level);
+        }
         let mut capabilities = ctx.client_capabilities().clone();
         let tasks =
             method == methods::TOOLS_CALL && ctx.client_extension(TASKS_EXTENSION).is_some();

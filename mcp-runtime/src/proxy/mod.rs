@@ -13,16 +13,24 @@
 //! own back-channel (`elicitation/create`, `sampling/createMessage`, `roots/list`) and
 //! retries until the remote answers. A remote task becomes a task of the proxy's own store
 //! that follows it (`tasks`).
+//!
+//! Besides answers, a proxy relays what the remote says during a call (its log messages, and a
+//! 2025-11-25 remote's own requests) to that call's caller, and follows the remote's listing
+//! as it changes.
 
+mod follow;
 mod forward;
 mod listing;
 mod progress;
+mod relay;
 mod tasks;
 
 use std::sync::Arc;
 
+use tokio_util::sync::{CancellationToken, DropGuard};
+
 use crate::client::{Client, ClientError};
-use crate::protocol::{McpError, TASKS_EXTENSION, V2026_07_28};
+use crate::protocol::{LoggingLevel, McpError, TASKS_EXTENSION, V2026_07_28, methods};
 use crate::server::McpServer;
 
 /// What the forwarding functions find in the proxy's shared state.
@@ -30,6 +38,8 @@ struct Remote {
     client: Client,
     progress: Arc<progress::ProgressRelay>,
     holds: tasks::Holds,
+    /// Stops the listing's follower when the server goes.
+    _following: Option<DropGuard>,
 }
 
 /// An [`McpServer`] named `name` that serves what the server behind `client` lists now:
@@ -38,11 +48,27 @@ struct Remote {
 /// like any other.
 ///
 /// `client` speaks whichever revision it was set up for: 2026-07-28 as built, 2025-11-25
-/// after [`Client::initialize`]. The remote's errors come back with their codes. The listing
-/// is read once, here; a remote that changes its tools later needs a new proxy.
+/// after [`Client::initialize`]. The remote's errors come back with their codes.
+///
+/// The listing follows the remote's: the proxy listens to it ([`Client::listen`], opened
+/// before the listing is read here, so nothing is missed), reads the listing again when it
+/// hears a change (changes heard within 200 ms of the first are read once), swaps its tables
+/// whole and tells its own listeners which kinds changed. A listen that breaks is opened again
+/// with growing waits, and the listing read again. Built on a server that is then
+/// [mounted](McpServer::mount), the proxy's tables change but the gateway's listeners are
+/// not told.
 ///
 /// The remote's progress reports on a call reach the caller who asked for them (the proxy
-/// takes `client`'s [notifications](Client::notifications) for that).
+/// takes `client`'s [notifications](Client::notifications) for that). Its log messages
+/// during a call reach the caller of that call through [`Context::log`](crate::server::Context::log),
+/// at the level that caller asked for, and a 2025-11-25 remote's own requests in the middle of
+/// a call (`elicitation/create`, `sampling/createMessage`, `roots/list`) go to that caller's
+/// session when it is a 2025-11-25 caller; a 2026-07-28 caller cannot be asked mid-call, and
+/// the remote gets an error that says so. Both are tied to the call by
+/// [`Client::request_hearing`]: over Streamable HTTP by the response stream they came on;
+/// on stdio and in memory only while the call is the one request in flight the remote may
+/// speak of, so there, with concurrent calls, some are not relayed, never given to the wrong
+/// caller.
 ///
 /// Tasks pass through when the remote's `server/discover` declares the tasks extension: a
 /// `tools/call` whose caller declared it goes to the remote with it, and a remote task makes
@@ -52,9 +78,7 @@ struct Remote {
 /// proxy's task ends first. The caller never sees the remote's task id: the proxy's tasks are
 /// bound to the caller, the remote's to nobody.
 ///
-/// Not passed through: the remote's log messages, a 2025-11-25 remote's own requests in the
-/// middle of a call (they go to `client`'s handlers, which know nothing of our caller), and
-/// subscriptions to the remote's resources.
+/// Not passed through: subscriptions to the remote's resources.
 ///
 /// ```no_run
 /// use mcp::client::Client;
@@ -74,10 +98,30 @@ struct Remote {
 /// ```
 pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer, ClientError> {
     let tasks = passes_tasks(&client).await;
+    // Opened first: a change made while the listing is read is heard.
+    let first_listen = follow::first_listen(&client).await;
     let listed = listing::fetch(&client, tasks).await?;
+    if client.protocol_version() != V2026_07_28 {
+        // A 2025-11-25 session has one log level for all its requests: the lowest, and each
+        // caller's `ctx.log` keeps what that caller asked for.
+        let level = serde_json::json!({ "level": LoggingLevel::Debug });
+        if let Err(error) = client
+            .request::<serde_json::Value>(methods::SET_LEVEL, level)
+            .await
+        {
+            tracing::debug!(%error, "the proxied server's log level stays its default");
+        }
+    }
     let progress = Arc::new(progress::ProgressRelay::default());
     progress.start(&client);
-    let server = McpServer::new(name)
+    let runtime = tokio::runtime::Handle::current();
+    let following = first_listen.is_some().then(|| follow::Following {
+        client: client.clone(),
+        tasks,
+        stop: CancellationToken::new(),
+    });
+    let stop_following = following.as_ref().map(|f| f.stop.clone().drop_guard());
+    let mut server = McpServer::new(name)
         .tools(listed.tools)
         .prompts(listed.prompts)
         .resources(listed.resources)
@@ -86,7 +130,11 @@ pub async fn proxy(name: impl Into<String>, client: Client) -> Result<McpServer,
             client,
             progress,
             holds: tasks::Holds::default(),
+            _following: stop_following,
         });
+    if let (Some(first), Some(following)) = (first_listen, following) {
+        server = server.on_built(move |server| follow::start(&runtime, following, first, server));
+    }
     Ok(server)
 }
 

@@ -323,6 +323,11 @@ impl Context {
         self.notify(notification_methods::PROGRESS, &params).await;
     }
 
+    /// The lowest level of log message the client asked for on this request, if it asked.
+    pub(crate) fn log_level(&self) -> Option<LoggingLevel> {
+        self.inner.admitted.log_level
+    }
+
     /// Sends a log message, if the client asked for this level or a lower one (else does nothing).
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Into<Value>) {
         if self.inner.admitted.log_level.is_none_or(|min| level < min) {

@@ -197,6 +197,26 @@ impl ServerHandle {
         Ok(self.announce(change))
     }
 
+    /// Replaces every tool, prompt and resource at once (a proxy following its remote), then
+    /// announces each kind whose listing changed.
+    pub(crate) fn replace_all(
+        &self,
+        tools: Vec<ToolEntry>,
+        prompts: Vec<PromptEntry>,
+        resources: Vec<ResourceEntry>,
+    ) -> Result<(), ChangeError> {
+        let live = self.tables("tool")?;
+        for change in live.replace(tools, prompts, resources, self.app_state())? {
+            self.announce(Some(change));
+        }
+        Ok(())
+    }
+
+    /// A hold on the server that does not keep it alive, for a task that works for it.
+    pub(crate) fn downgrade(&self) -> WeakHandle {
+        WeakHandle(Arc::downgrade(&self.server.inner))
+    }
+
     fn tables(&self, kind: &'static str) -> Result<&LiveTables, ChangeError> {
         let live = self.server.inner.live.as_deref();
         live.ok_or(ChangeError::NoTables { kind })
@@ -216,6 +236,17 @@ impl ServerHandle {
             self.server.inner.fanout.deliver(&change);
         }
         changed
+    }
+}
+
+/// A [`ServerHandle`] that lets the server go once nothing else holds it.
+pub(crate) struct WeakHandle(std::sync::Weak<super::Inner>);
+
+impl WeakHandle {
+    /// The handle, while the server is still held elsewhere.
+    pub fn upgrade(&self) -> Option<ServerHandle> {
+        let inner = self.0.upgrade()?;
+        Some(ServerHandle::new(Server { inner }))
     }
 }
 

@@ -49,6 +49,7 @@ pub use context::Context;
 pub use extension::{ExtendedOutcome, Extension};
 pub use fanout::LISTENER_QUEUE;
 pub(crate) use fanout::{Interest, Listener, Lists, may_have_changed};
+pub(crate) use handle::WeakHandle;
 pub use handle::{ChangeError, ServerHandle};
 #[cfg(feature = "http")]
 pub(crate) use http_settings::HttpSettings;

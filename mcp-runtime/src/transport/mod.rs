@@ -31,6 +31,13 @@ pub enum FrameError {
 /// One incoming message, or why it could not be read.
 pub type Frame = Result<String, FrameError>;
 
+/// What starts a frame a transport tags with the request it came in answer to: the request's
+/// id as JSON, a newline, then the message. Streamable HTTP knows it (a message on a request's
+/// response stream is about that request); the wire has no field for it. No JSON text starts
+/// this way, so a tagging transport drops any message that does, and only a duplex built
+/// [tagging](Duplex::tagging_related) has its tags read.
+pub(crate) const RELATED: &str = "\u{0}related ";
+
 /// How many messages may wait in either direction before the sender waits.
 pub const CHANNEL_CAPACITY: usize = 256;
 
@@ -47,6 +54,8 @@ pub struct Duplex {
     /// What the transport knows of the peer, for a client's spans and durations.
     #[cfg(feature = "otel")]
     pub(crate) server: Option<crate::telemetry::ServerPeer>,
+    /// Whether its frames may carry a [`RELATED`] tag.
+    pub(crate) tags_related: bool,
 }
 
 impl Duplex {
@@ -69,6 +78,7 @@ impl Duplex {
             writer: None,
             #[cfg(feature = "otel")]
             server: None,
+            tags_related: false,
         }
     }
 
@@ -76,6 +86,13 @@ impl Duplex {
     #[cfg(feature = "otel")]
     pub(crate) fn talking_to(mut self, server: crate::telemetry::ServerPeer) -> Self {
         self.server = Some(server);
+        self
+    }
+
+    /// This duplex's frames may carry a [`RELATED`] tag.
+    #[cfg(feature = "http")]
+    pub(crate) fn tagging_related(mut self) -> Self {
+        self.tags_related = true;
         self
     }
 

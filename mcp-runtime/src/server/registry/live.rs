@@ -182,6 +182,41 @@ impl LiveTables {
         })
     }
 
+    /// Replaces every tool, prompt and resource at once, as a proxy does when its remote's
+    /// listing changed; the changes to announce, one per kind whose listing changed.
+    pub fn replace(
+        &self,
+        tools: Vec<ToolEntry>,
+        prompts: Vec<PromptEntry>,
+        resources: Vec<ResourceEntry>,
+        app_state: &AppState,
+    ) -> Result<Vec<Change>, BuildError> {
+        check(&tools, &prompts, &resources, app_state)?;
+        let mut changes = Vec::new();
+        self.change(|t| {
+            let tools_changed = !alike(&t.tools, &tools, |a, b| a.tool == b.tool);
+            let prompts_changed = !alike(&t.prompts, &prompts, |a, b| a.prompt == b.prompt);
+            let resources_changed = !alike(&t.resources, &resources, |a, b| a.listing == b.listing);
+            let versions = Versions {
+                tools: t.versions.tools + u64::from(tools_changed),
+                prompts: t.versions.prompts + u64::from(prompts_changed),
+                resources: t.versions.resources + u64::from(resources_changed),
+            };
+            for (changed, change) in [
+                (tools_changed, Change::ToolsListChanged),
+                (prompts_changed, Change::PromptsListChanged),
+                (resources_changed, Change::ResourcesListChanged),
+            ] {
+                if changed {
+                    changes.push(change);
+                }
+            }
+            // Swapped even when listed alike: what runs may have changed.
+            Some((Tables::new(tools, prompts, resources, versions), None))
+        });
+        Ok(changes)
+    }
+
     /// Builds the next tables from the current ones with `next` (which says `None` when it
     /// changes nothing) and swaps them in; the change to announce, if the listing changed.
     fn change(
@@ -218,6 +253,11 @@ fn upsert<E>(
             true
         }
     }
+}
+
+/// Whether two listings list the same entries in the same order.
+fn alike<E>(old: &[E], new: &[E], listed_alike: impl Fn(&E, &E) -> bool) -> bool {
+    old.len() == new.len() && old.iter().zip(new).all(|(a, b)| listed_alike(a, b))
 }
 
 /// `all` without the entry `hit` finds; `None` when there is none.

@@ -50,6 +50,20 @@ pub struct McpServer {
     resources: Vec<ResourceEntry>,
     tasks: Option<Tasks>,
     mounts: Vec<(String, McpServer)>,
+    built: BuiltHooks,
+}
+
+/// What runs once the server is built, with it: work of the crate's own that needs the
+/// running server (a proxy following its remote's listing).
+#[derive(Default)]
+struct BuiltHooks(Vec<BuiltHook>);
+
+type BuiltHook = Box<dyn FnOnce(&Server) + Send>;
+
+impl std::fmt::Debug for BuiltHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} hooks", self.0.len())
+    }
 }
 
 impl McpServer {
@@ -63,7 +77,14 @@ impl McpServer {
             resources: Vec::new(),
             tasks: None,
             mounts: Vec::new(),
+            built: BuiltHooks::default(),
         }
+    }
+
+    /// Runs `hook` with the server once [`build`](Self::build) has built it.
+    pub(crate) fn on_built(mut self, hook: impl FnOnce(&Server) + Send + 'static) -> Self {
+        self.built.0.push(Box::new(hook));
+        self
     }
 
     /// The version it reports.
@@ -730,6 +751,7 @@ impl McpServer {
             resources,
             tasks,
             mounts,
+            built,
         } = self;
         check(&tools, &prompts, &resources, &builder.app_state)?;
         let wants_tasks = tools.iter().any(|t| t.task != TaskSupport::Forbidden);
@@ -752,6 +774,9 @@ impl McpServer {
         builder.live = Some(live);
         let server = builder.build()?;
         mount::check_clashes(&server)?;
+        for hook in built.0 {
+            hook(&server);
+        }
         Ok(server)
     }
 }

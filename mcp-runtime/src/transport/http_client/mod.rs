@@ -219,7 +219,7 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
             }
         }
     });
-    let duplex = Duplex::new(incoming, outgoing);
+    let duplex = Duplex::new(incoming, outgoing).tagging_related();
     #[cfg(feature = "otel")]
     let duplex = duplex.talking_to(server);
     duplex

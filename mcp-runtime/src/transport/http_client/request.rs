@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{keys, methods};
-use crate::transport::Frame;
+use crate::transport::{Frame, RELATED};
 
 use super::authorized;
 use super::param_headers::{self, learn};
@@ -172,12 +172,19 @@ async fn relay(
             .feed(bytes)
             .map_err(|e| format!("the server sent an event longer than {} bytes", e.limit))?;
         for event in events {
-            let event = received(endpoint, method, event);
+            let mut event = received(endpoint, method, event);
+            if event.starts_with(RELATED) {
+                tracing::debug!("dropped a server's event that poses as a tagged frame");
+                continue;
+            }
             if let Some(id) = request_id {
-                let answers = serde_json::from_str::<Value>(&event)
-                    .ok()
-                    .is_some_and(|m| m.get("id") == Some(id) && m.get("method").is_none());
-                answered |= answers;
+                let message = serde_json::from_str::<Value>(&event).ok();
+                let speaks = message.as_ref().and_then(|m| m.get("method")).is_some();
+                answered |= !speaks && message.is_some_and(|m| m.get("id") == Some(id));
+                // A notification or request on a request's stream is about that request.
+                if speaks {
+                    event = format!("{RELATED}{id}\n{event}");
+                }
             }
             if incoming.send(Ok(event)).await.is_err() {
                 return Ok(true);
