@@ -742,6 +742,26 @@ async fn a_forged_or_bare_or_anothers_task_id_is_not_found_like_a_missing_one() 
     assert_not_found(&client, &forged, &missing).await;
     let done = until_status(&client, &id, TaskStatus::Completed).await;
     assert_eq!(result_text(&done), "notes greets Ada");
+
+    // A caller that does not declare the extension is told so before any id is looked at,
+    // by the gateway as by a server of its own tasks.
+    let (plain, _) = with_tasks("plain");
+    let (notes, _release) = with_tasks("notes");
+    let bare_gateway = McpServer::new("gateway").mount("notes", notes);
+    let mut refusals = Vec::new();
+    for server in [plain, bare_gateway] {
+        let undeclaring = Client::builder(Implementation::new("no-tasks", "1.0.0"))
+            .accept_tasks(false)
+            .connect(server.build().expect("builds").serve_in_memory());
+        let error = rpc_error(undeclaring.get_task("nope").await);
+        assert_eq!(
+            error.code,
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "{error:?}"
+        );
+        refusals.push(error.message);
+    }
+    assert_eq!(refusals[0], refusals[1]);
 }
 
 /// The next `notifications/tasks` of a listen, as its task. Waited for a long while, not for
