@@ -918,3 +918,54 @@ async fn a_proxy_serving_tasks_mounts_beside_a_server_with_tasks() {
     );
     assert_eq!(result_text(&task), "upstream released");
 }
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A 2026-07-28 request of `user`'s declaring the tasks extension, with `name` in `Mcp-Name`;
+/// the reply.
+async fn post_as(
+    addr: std::net::SocketAddr,
+    user: &str,
+    method: &str,
+    mut params: Value,
+    name: &str,
+) -> Value {
+    params["_meta"] = crate::support::http::meta(json!({"extensions": {TASKS: {}}}));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    crate::support::http::post(addr, body.to_string())
+        .routing(method, Some(name))
+        .header("authorization", &format!("Bearer {user}"))
+        .send()
+        .await
+        .json()
+}
+
+#[tokio::test]
+async fn mcp_name_carries_the_gateways_task_id_and_a_task_stays_its_callers() {
+    let (notes, _release) = with_tasks("notes");
+    let gateway = McpServer::new("gateway")
+        .mount("notes", notes)
+        .build()
+        .expect("builds");
+    let (addr, _stop) = crate::support::http::serve_with_callers(gateway).await;
+    let call = json!({"name": "notes_greet", "arguments": {"name": "Ada"}});
+    let made = post_as(addr, "alice", "tools/call", call, "notes_greet").await;
+    let id = made["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    assert!(id.starts_with("notes:"), "{made}");
+
+    let own = post_as(addr, "alice", "tasks/get", json!({"taskId": id}), &id).await;
+    assert_eq!(own["result"]["taskId"], id, "{own}");
+    // The header must name the id the body names, as the gateway's client knows it.
+    let bare = id.strip_prefix("notes:").expect("notes");
+    let mismatched = post_as(addr, "alice", "tasks/get", json!({"taskId": id}), bare).await;
+    assert_eq!(mismatched["error"]["code"], -32020, "{mismatched}");
+    // Another caller does not reach it through the gateway either.
+    for method in ["tasks/get", "tasks/cancel"] {
+        let other = post_as(addr, "mallory", method, json!({"taskId": id}), &id).await;
+        assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
+        assert_eq!(other["error"]["message"], "Task not found", "{other}");
+    }
+}
