@@ -103,14 +103,15 @@ fn args() -> anyhow::Result<(u16, Serving)> {
 }
 
 /// The fixture mounted with an empty prefix (the suite calls its tools by their own names)
-/// beside another server under a prefix, so that routing really chooses between two.
+/// beside another server under a prefix, so that routing really chooses between two, tasks
+/// included (the fixture's read `:{id}` in the gateway, the sibling's `extra:{id}`).
 fn mounted() -> anyhow::Result<mcp::server::Server> {
     let gateway = McpServer::new("mcp-rust-conformance-gateway")
         .version(env!("CARGO_PKG_VERSION"))
         .mount("", fixture()?)
         .mount(
             "extra",
-            McpServer::new("mcp-rust-conformance-extra").tools(mcp::tools![echo]),
+            McpServer::new("mcp-rust-conformance-extra").tools(mcp::tools![echo, echo_task]),
         );
     Ok(gateway.build()?)
 }
@@ -143,6 +144,13 @@ async fn proxied(legacy: bool) -> anyhow::Result<mcp::server::Server> {
 /// Echoes its text (the mounted fixture's sibling, listed as `extra_echo`).
 #[mcp::tool]
 async fn echo(text: String) -> String {
+    text
+}
+
+/// Echoes its text, as a task when the caller takes one (`extra_echo_task`): with it, the
+/// fixture's sibling serves tasks too, in a store of its own.
+#[mcp::tool(task = "optional")]
+async fn echo_task(text: String) -> String {
     text
 }
 

@@ -4,9 +4,11 @@
 
 use mcp::client::{Client, ClientError};
 use mcp::protocol::{
-    CompleteParams, CompleteResult, CompletionArgument, CompletionReference, Implementation,
-    InputResponses, McpError, Outcome, ReadResourceResult, code,
+    CompleteParams, CompleteResult, CompletionArgument, CompletionReference, DetailedTask,
+    Implementation, InputResponses, McpError, Outcome, ReadResourceResult, SubscriptionFilter,
+    TaskStatus, code,
 };
+use mcp::push::Change;
 use mcp::server::{BuildError, Server};
 use mcp::{Elicit, McpServer, State};
 use serde_json::{Value, json};
@@ -567,4 +569,403 @@ async fn the_remotes_progress_reaches_the_caller_that_asked_for_it() {
     });
     assert_eq!(text(&result.expect("the call ends")), "counted");
     assert_eq!(steps, [1.0, 2.0, 3.0]);
+}
+
+/// Lets the `hold` tasks of one server finish.
+#[derive(Default)]
+struct Release(tokio::sync::Notify);
+
+/// Greets, as a task when the caller takes one.
+#[mcp::tool(task = "optional")]
+async fn greet(name: String, owner: State<Owner>) -> String {
+    format!("{} greets {name}", owner.0)
+}
+
+/// Holds its task until its server's `Release` lets it go.
+#[mcp::tool(task = "required")]
+async fn hold(release: State<std::sync::Arc<Release>>, owner: State<Owner>) -> String {
+    release.0.notified().await;
+    format!("{} released", owner.0)
+}
+
+/// A server of task tools, and what lets its `hold` tasks finish.
+fn with_tasks(name: &'static str) -> (McpServer, std::sync::Arc<Release>) {
+    let release = std::sync::Arc::new(Release::default());
+    let server = McpServer::new(name)
+        .state(Owner(name))
+        .state(release.clone())
+        .tools(mcp::tools![greet, hold]);
+    (server, release)
+}
+
+/// A gateway with task tools of its own and two mounted servers with theirs: the releases of
+/// the gateway's, `notes`'s and `calc`'s `hold`.
+fn task_gateway() -> (Server, [std::sync::Arc<Release>; 3]) {
+    let (own, mine) = with_tasks("gateway");
+    let (notes, of_notes) = with_tasks("notes");
+    let (calc, of_calc) = with_tasks("calc");
+    let gateway = own
+        .mount("notes", notes)
+        .mount("calc", calc)
+        .build()
+        .expect("a gateway of three task servers builds");
+    (gateway, [mine, of_notes, of_calc])
+}
+
+/// Starts `tool` as a task: its id.
+async fn start_task(client: &Client, tool: &str, arguments: Option<Value>) -> String {
+    match client.start_tool(tool, arguments).await.expect("starts") {
+        mcp::client::ToolStart::Task(task) => task.task_id,
+        other => panic!("{tool} answered without a task: {other:?}"),
+    }
+}
+
+/// Polls task `id` until its status is `status`.
+async fn until_status(client: &Client, id: &str, status: TaskStatus) -> DetailedTask {
+    for _ in 0..500 {
+        let task = client.get_task(id).await.expect("tasks/get answers");
+        assert_eq!(task.task.task_id, id, "tasks/get names the task as asked");
+        if task.task.status == status {
+            return task;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("task {id} never reached {status:?}");
+}
+
+fn result_text(task: &DetailedTask) -> &str {
+    let result = task.result.as_ref().expect("a completed task's result");
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn tasks_of_a_gateway_and_its_mounted_servers_run_through_it_over_http() {
+    let (gateway, releases) = task_gateway();
+    let (url, _stop) = serve(gateway).await;
+    // Over HTTP, `Mcp-Name` carries the task id as the gateway names it, and the gateway checks
+    // it against the params before they are renamed for the child.
+    let client = http_client(&url);
+    for (tool, owner) in [
+        ("greet", "gateway"),
+        ("notes_greet", "notes"),
+        ("calc_greet", "calc"),
+    ] {
+        let id = start_task(&client, tool, Some(json!({"name": "Ada"}))).await;
+        match owner {
+            "gateway" => assert_eq!(id.len(), mcp::tasks::TASK_ID_LEN, "{id}"),
+            _ => assert!(id.starts_with(&format!("{owner}:")), "{id}"),
+        }
+        let done = until_status(&client, &id, TaskStatus::Completed).await;
+        assert_eq!(result_text(&done), format!("{owner} greets Ada"));
+        let result = client.wait_task(&id).await.expect("the result");
+        assert_eq!(text(&result), format!("{owner} greets Ada"));
+    }
+
+    // Cancelled through the gateway, in the server that runs it; the others run on.
+    let mut held = Vec::new();
+    for tool in ["hold", "notes_hold", "calc_hold"] {
+        held.push(start_task(&client, tool, None).await);
+    }
+    client.cancel_task(&held[1]).await.expect("cancelled");
+    until_status(&client, &held[1], TaskStatus::Cancelled).await;
+    for (id, release) in [(&held[0], &releases[0]), (&held[2], &releases[2])] {
+        assert_eq!(
+            client.get_task(id).await.expect("read").task.status,
+            TaskStatus::Working
+        );
+        release.0.notify_one();
+    }
+    let done = until_status(&client, &held[2], TaskStatus::Completed).await;
+    assert_eq!(result_text(&done), "calc released");
+    let done = until_status(&client, &held[0], TaskStatus::Completed).await;
+    assert_eq!(result_text(&done), "gateway released");
+    let error = client.wait_task(&held[1]).await.expect_err("cancelled");
+    assert!(
+        matches!(error, ClientError::TaskCancelled { .. }),
+        "{error:?}"
+    );
+}
+
+/// Each of `ids` is refused by tasks/get, tasks/update and tasks/cancel exactly as a task
+/// that does not exist is.
+async fn assert_not_found(client: &Client, ids: &[String], missing: &McpError) {
+    for id in ids {
+        let got = rpc_error(client.get_task(id).await);
+        let cancelled = rpc_error(client.cancel_task(id).await);
+        let updated = rpc_error(client.update_task(id, InputResponses::new()).await);
+        for error in [got, cancelled, updated] {
+            assert_eq!(
+                (error.code, &error.message),
+                (missing.code, &missing.message),
+                "{id}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_forged_or_bare_or_anothers_task_id_is_not_found_like_a_missing_one() {
+    // What a server without mounts answers for a task that does not exist.
+    let (plain, _) = with_tasks("plain");
+    let plain = connect_in_memory(plain.build().expect("builds"));
+    let missing = rpc_error(plain.get_task("nope").await);
+    assert_eq!(missing.code, code::INVALID_PARAMS);
+
+    let (gateway, _releases) = task_gateway();
+    let client = connect_in_memory(gateway);
+    let id = start_task(&client, "notes_greet", Some(json!({"name": "Ada"}))).await;
+    let own = start_task(&client, "greet", Some(json!({"name": "Ada"}))).await;
+    let bare = id.strip_prefix("notes:").expect("a notes task").to_owned();
+    let forged = [
+        format!("calc:{bare}"),
+        bare.clone(),
+        format!(":{bare}"),
+        format!("nope:{bare}"),
+        format!("notes:{own}"),
+        format!("notes:notes:{bare}"),
+        "notes:".to_owned(),
+        "nope".to_owned(),
+    ];
+    assert_not_found(&client, &forged, &missing).await;
+    until_status(&client, &id, TaskStatus::Completed).await;
+
+    // A gateway without tasks of its own answers the ids none of its servers made the same.
+    let (notes, _release) = with_tasks("notes");
+    let bare_gateway = McpServer::new("gateway")
+        .mount("notes", notes)
+        .build()
+        .expect("builds");
+    let client = connect_in_memory(bare_gateway);
+    let id = start_task(&client, "notes_greet", Some(json!({"name": "Ada"}))).await;
+    let bare = id.strip_prefix("notes:").expect("a notes task").to_owned();
+    let forged = [bare.clone(), format!("calc:{bare}"), "nope".to_owned()];
+    assert_not_found(&client, &forged, &missing).await;
+    let done = until_status(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(result_text(&done), "notes greets Ada");
+
+    // A caller that does not declare the extension is told so before any id is looked at,
+    // by the gateway as by a server of its own tasks.
+    let (plain, _) = with_tasks("plain");
+    let (notes, _release) = with_tasks("notes");
+    let bare_gateway = McpServer::new("gateway").mount("notes", notes);
+    let mut refusals = Vec::new();
+    for server in [plain, bare_gateway] {
+        let undeclaring = Client::builder(Implementation::new("no-tasks", "1.0.0"))
+            .accept_tasks(false)
+            .connect(server.build().expect("builds").serve_in_memory());
+        let error = rpc_error(undeclaring.get_task("nope").await);
+        assert_eq!(
+            error.code,
+            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "{error:?}"
+        );
+        refusals.push(error.message);
+    }
+    assert_eq!(refusals[0], refusals[1]);
+}
+
+/// The next `notifications/tasks` of a listen, as its task. Waited for a long while, not for
+/// ever: a status that never comes is a failure, not a hung test.
+async fn next_task(listen: &mut mcp::client::Listen) -> DetailedTask {
+    let next = tokio::time::timeout(std::time::Duration::from_secs(10), listen.next());
+    match next.await.expect("a task's status within 10s") {
+        Some(Ok(Change::Task(task))) => task.into_task(),
+        other => panic!("expected a task's status, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_listen_on_the_gateway_hears_its_own_and_its_mounted_servers_tasks() {
+    let (gateway, releases) = task_gateway();
+    let client = connect_in_memory(gateway);
+    let child = start_task(&client, "notes_hold", None).await;
+    let own = start_task(&client, "hold", None).await;
+    let forged = format!("calc:{}", child.strip_prefix("notes:").expect("notes"));
+    let asked = SubscriptionFilter::new().tasks([&child, &own, &forged]);
+    let mut listen = client.listen(asked).await.expect("listens");
+    assert_eq!(
+        listen.honoured().task_ids.as_deref(),
+        Some(&[child.clone(), own.clone()][..]),
+        "another server's id is not granted"
+    );
+    // Each task as it stood when the listen opened.
+    for id in [&child, &own] {
+        let task = next_task(&mut listen).await;
+        assert_eq!(
+            (&task.task.task_id, task.task.status),
+            (id, TaskStatus::Working)
+        );
+    }
+    // The child's status change, published on its bus, reaches the gateway's listen under
+    // the gateway's name for the task.
+    releases[1].0.notify_one();
+    let task = next_task(&mut listen).await;
+    assert_eq!(task.task.task_id, child);
+    assert_eq!(task.task.status, TaskStatus::Completed);
+    assert_eq!(result_text(&task), "notes released");
+    releases[0].0.notify_one();
+    let task = next_task(&mut listen).await;
+    assert_eq!(
+        (task.task.task_id, task.task.status),
+        (own, TaskStatus::Completed)
+    );
+}
+
+#[tokio::test]
+async fn tasks_of_a_server_mounted_in_a_mounted_server_reach_the_outermost() {
+    let (notes, release) = with_tasks("notes");
+    let edge = McpServer::new("edge")
+        .mount("gw", McpServer::new("gateway").mount("notes", notes))
+        .build()
+        .expect("the edge builds");
+    let (url, _stop) = serve(edge).await;
+    let client = http_client(&url);
+    let id = start_task(&client, "gw_notes_greet", Some(json!({"name": "Ada"}))).await;
+    assert!(id.starts_with("gw:notes:"), "{id}");
+    let done = until_status(&client, &id, TaskStatus::Completed).await;
+    assert_eq!(result_text(&done), "notes greets Ada");
+
+    let held = start_task(&client, "gw_notes_hold", None).await;
+    let mut listen = client
+        .listen(SubscriptionFilter::new().task(&held))
+        .await
+        .expect("listens");
+    assert_eq!(
+        next_task(&mut listen).await.task.status,
+        TaskStatus::Working
+    );
+    release.0.notify_one();
+    let task = next_task(&mut listen).await;
+    assert_eq!(
+        (&task.task.task_id, task.task.status),
+        (&held, TaskStatus::Completed)
+    );
+
+    // The id one level down is not a name the edge gave out.
+    let inner = held.strip_prefix("gw:").expect("gw").to_owned();
+    let missing = rpc_error(client.get_task("nope").await);
+    assert_not_found(&client, &[inner], &missing).await;
+}
+
+#[test]
+fn only_the_tasks_methods_may_be_served_by_two_mounted_servers() {
+    fn jobs(name: &str) -> McpServer {
+        let extension = mcp::server::Extension::new("com.example/jobs")
+            .method("jobs/get", |_ctx, _p: Value| async {
+                Ok::<_, McpError>(json!({}))
+            });
+        McpServer::new(name).extension(extension)
+    }
+    let clash = McpServer::new("gateway")
+        .mount("a", jobs("a"))
+        .mount("b", jobs("b"))
+        .build();
+    assert!(
+        matches!(&clash, Err(BuildError::MountClash { kind: "extension method", name }) if name == "jobs/get"),
+        "{clash:?}"
+    );
+    let (a, _) = with_tasks("a");
+    let (b, _) = with_tasks("b");
+    let tasks = McpServer::new("gateway").mount("a", a).mount("", b).build();
+    assert!(tasks.is_ok(), "{tasks:?}");
+}
+
+#[tokio::test]
+async fn a_proxy_serving_tasks_mounts_beside_a_server_with_tasks() {
+    let (remote, release) = with_tasks("upstream");
+    let remote = remote.build().expect("builds");
+    let (near, far) = mcp::transport::memory::pair();
+    tokio::spawn(async move { remote.serve(far).await });
+    let upstream = Client::builder(Implementation::new("proxy", "1.0.0"))
+        .accept_tasks(false)
+        .connect(near);
+    let proxy = mcp::proxy::proxy("proxy", upstream)
+        .await
+        .expect("the proxy reads the remote's listing");
+    let (notes, _) = with_tasks("notes");
+    let gateway = McpServer::new("gateway")
+        .mount("up", proxy)
+        .mount("notes", notes)
+        .build()
+        .expect("a proxy with tasks and a server with tasks build side by side");
+    let (url, _stop) = serve(gateway).await;
+    let client = http_client(&url);
+    for (tool, prefix, says) in [
+        ("up_greet", "up:", "upstream greets Ada"),
+        ("notes_greet", "notes:", "notes greets Ada"),
+    ] {
+        let id = start_task(&client, tool, Some(json!({"name": "Ada"}))).await;
+        assert!(id.starts_with(prefix), "{id}");
+        let done = until_status(&client, &id, TaskStatus::Completed).await;
+        assert_eq!(result_text(&done), says);
+    }
+
+    // The proxy's task follows the remote's; a listen on the gateway hears it end.
+    let held = start_task(&client, "up_hold", None).await;
+    let mut listen = client
+        .listen(SubscriptionFilter::new().task(&held))
+        .await
+        .expect("listens");
+    assert_eq!(
+        next_task(&mut listen).await.task.status,
+        TaskStatus::Working
+    );
+    release.0.notify_one();
+    let task = next_task(&mut listen).await;
+    assert_eq!(
+        (&task.task.task_id, task.task.status),
+        (&held, TaskStatus::Completed)
+    );
+    assert_eq!(result_text(&task), "upstream released");
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+
+/// A 2026-07-28 request of `user`'s declaring the tasks extension, with `name` in `Mcp-Name`;
+/// the reply.
+async fn post_as(
+    addr: std::net::SocketAddr,
+    user: &str,
+    method: &str,
+    mut params: Value,
+    name: &str,
+) -> Value {
+    params["_meta"] = crate::support::http::meta(json!({"extensions": {TASKS: {}}}));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    crate::support::http::post(addr, body.to_string())
+        .routing(method, Some(name))
+        .header("authorization", &format!("Bearer {user}"))
+        .send()
+        .await
+        .json()
+}
+
+#[tokio::test]
+async fn mcp_name_carries_the_gateways_task_id_and_a_task_stays_its_callers() {
+    let (notes, _release) = with_tasks("notes");
+    let gateway = McpServer::new("gateway")
+        .mount("notes", notes)
+        .build()
+        .expect("builds");
+    let (addr, _stop) = crate::support::http::serve_with_callers(gateway).await;
+    let call = json!({"name": "notes_greet", "arguments": {"name": "Ada"}});
+    let made = post_as(addr, "alice", "tools/call", call, "notes_greet").await;
+    let id = made["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    assert!(id.starts_with("notes:"), "{made}");
+
+    let own = post_as(addr, "alice", "tasks/get", json!({"taskId": id}), &id).await;
+    assert_eq!(own["result"]["taskId"], id, "{own}");
+    // The header must name the id the body names, as the gateway's client knows it.
+    let bare = id.strip_prefix("notes:").expect("notes");
+    let mismatched = post_as(addr, "alice", "tasks/get", json!({"taskId": id}), bare).await;
+    assert_eq!(mismatched["error"]["code"], -32020, "{mismatched}");
+    // Another caller does not reach it through the gateway either.
+    for method in ["tasks/get", "tasks/cancel"] {
+        let other = post_as(addr, "mallory", method, json!({"taskId": id}), &id).await;
+        assert_eq!(other["error"]["code"], -32602, "{method}: {other}");
+        assert_eq!(other["error"]["message"], "Task not found", "{other}");
+    }
 }

@@ -256,13 +256,40 @@ impl Context {
     /// }
     /// ```
     pub fn client_extension(&self, id: &str) -> Option<&JsonObject> {
-        if self.generation() != Generation::V2026_07_28
-            || !self.inner.server.inner.extensions.has(id)
-        {
+        if !self.inner.server.inner.extensions.has(id) {
+            return None;
+        }
+        self.declared_extension(id)
+    }
+
+    /// The settings the client declared on this request for extension `id`, whether this
+    /// server has it or a server mounted in it does.
+    pub(crate) fn declared_extension(&self, id: &str) -> Option<&JsonObject> {
+        if self.generation() != Generation::V2026_07_28 {
             return None;
         }
         let declared = self.client_capabilities().extensions.as_ref()?;
         declared.get(id)?.as_object()
+    }
+
+    /// This request as the mounted server `server` serves it: the same caller, capabilities,
+    /// connection and cancellation, with that server's state and bus.
+    pub(crate) fn on_server(&self, server: &Server) -> Self {
+        let inner = ContextInner {
+            id: self.inner.id.clone(),
+            admitted: self.inner.admitted.clone(),
+            identity: self.inner.identity.clone(),
+            cancellation: self.inner.cancellation.clone(),
+            sink: self.inner.sink.clone(),
+            connection: self.inner.connection.clone(),
+            server: server.clone(),
+            back_channel: self.inner.back_channel,
+            body_gate: None,
+        };
+        Self {
+            inner: Arc::new(inner),
+            round: self.round.clone(),
+        }
     }
 
     /// The client's self-reported identity: for display and logs, never for security.

@@ -32,7 +32,7 @@ impl Server {
         ctx: Context,
     ) -> Result<String, McpError> {
         let mut p: ListenParams = decode_params(params)?;
-        let reader = self.inner.extensions.task_reader().cloned();
+        let reader = self.task_reader();
         let tasks = listen_tasks::asked(reader.as_ref(), &ctx, p.notifications.task_ids.take())?;
         let (mut granted, interest) = self.grant(p.notifications, &tasks)?;
         let _open = exchange.connection.open_listen()?;

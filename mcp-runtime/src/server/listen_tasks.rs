@@ -41,7 +41,8 @@ pub(super) fn asked(
     if reader.is_none() || asked.is_empty() {
         return Ok(Vec::new());
     }
-    if ctx.client_extension(TASKS_EXTENSION).is_none() {
+    // Declared, not negotiated with this server: the tasks may be a mounted server's.
+    if ctx.declared_extension(TASKS_EXTENSION).is_none() {
         return Err(McpError::missing_extension(
             "Task status notifications need the tasks extension, which the listen did not declare",
             TASKS_EXTENSION,

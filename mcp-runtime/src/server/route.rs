@@ -182,7 +182,12 @@ impl Server {
                 self.multi_round(id, ctx, params, state, handler, method)
                     .await
             }
-            _ => self.extension_method(id, ctx, method, params).await,
+            _ => {
+                if let Some(refusal) = self.unowned_task(method, params, &ctx) {
+                    return Err(refusal);
+                }
+                self.extension_method(id, ctx, method, params).await
+            }
         }
     }
 

@@ -25,13 +25,7 @@ impl Server {
             _ => return Err(McpError::method_not_found(method)),
         };
         if served.requires_declaration && ctx.client_extension(&served.extension).is_none() {
-            return Err(McpError::missing_extension(
-                format!(
-                    "{method} belongs to extension {}, which this request does not declare",
-                    served.extension
-                ),
-                &served.extension,
-            ));
+            return Err(undeclared(method, &served.extension));
         }
         let Value::Object(body) = (served.handler)(ctx, params).await? else {
             tracing::error!(
@@ -79,4 +73,12 @@ impl Server {
         }
         Ok(result)
     }
+}
+
+/// The refusal of a request for `method` of `extension` that does not declare it.
+pub(in crate::server) fn undeclared(method: &str, extension: &str) -> McpError {
+    McpError::missing_extension(
+        format!("{method} belongs to extension {extension}, which this request does not declare"),
+        extension,
+    )
 }

@@ -29,6 +29,7 @@ use crate::protocol::{McpError, decode_params};
 use super::handlers::erase;
 use crate::server::{Context, TaskReader};
 
+pub(in crate::server) use dispatch::undeclared;
 pub use outcome::ExtendedOutcome;
 pub(crate) use registry::Extensions;
 

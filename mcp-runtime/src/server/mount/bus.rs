@@ -1,5 +1,5 @@
-//! The bus a mounted server publishes on: its parent's, with its resource URIs as the parent
-//! names them, so a child's changes reach the parent's listeners and subscribers.
+//! The bus a mounted server publishes on: its parent's, with its resource URIs and task ids
+//! as the parent names them, so a child's changes reach the parent's listeners and subscribers.
 
 use std::sync::Arc;
 
@@ -25,6 +25,14 @@ impl NotificationBus for PrefixedBus {
         let change = match change {
             Change::ResourceUpdated { uri } => Change::ResourceUpdated {
                 uri: self.prefix.uri(&uri),
+            },
+            Change::TaskStatus { task_id } => Change::TaskStatus {
+                task_id: self.prefix.task_id(&task_id),
+            },
+            // Listeners are sent the task as its store holds it, never a copy: only the id
+            // matters, and it must read as the parent's clients know it.
+            Change::Task(task) => Change::TaskStatus {
+                task_id: self.prefix.task_id(task.task_id()),
             },
             other => other,
         };

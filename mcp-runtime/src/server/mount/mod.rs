@@ -1,7 +1,7 @@
 //! Servers mounted in an `McpServer` ([`McpServer::mount`](super::McpServer::mount)): each
 //! keeps its own registry, shared state, request-state sealing and tasks, and its parent
-//! routes to it the requests that name its tools, prompts, resources or extension methods,
-//! and lists what it has beside its own.
+//! routes to it the requests that name its tools, prompts, resources, tasks (`tasks`: by the
+//! prefix of the task id) or extension methods, and lists what it has beside its own.
 //!
 //! A routed request goes through the child's whole pipeline (gate, state boundary, handler),
 //! with the same connection, caller and notification sink: a `requestState` the child mints is
@@ -12,6 +12,7 @@ mod bus;
 mod listing;
 mod prefix;
 mod route;
+mod tasks;
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -77,7 +78,9 @@ pub(crate) fn build(
 }
 
 /// Refuses a mount whose names collide: two tools, prompts, resources (or templates) or
-/// extension methods that would read the same in the parent.
+/// extension methods that would read the same in the parent. The tasks extension's methods
+/// are the exception: every server serving tasks serves them, and each request goes to the
+/// server whose prefix its task id carries.
 pub(crate) fn check_clashes(parent: &Server) -> Result<(), BuildError> {
     let (live, mounts) = (parent.inner.live.as_deref(), &*parent.inner.mounts);
     listing::unique::<listing::Tools>(live, mounts)?;
@@ -87,7 +90,7 @@ pub(crate) fn check_clashes(parent: &Server) -> Result<(), BuildError> {
     let mut methods: HashSet<&str> = parent.inner.extensions.method_names().collect();
     for mount in mounts {
         for method in mount.server.extension_methods() {
-            if !methods.insert(method) {
+            if !methods.insert(method) && !tasks::TASK_METHODS.contains(&method) {
                 return Err(BuildError::MountClash {
                     kind: "extension method",
                     name: method.to_owned(),

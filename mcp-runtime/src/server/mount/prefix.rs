@@ -2,6 +2,10 @@
 
 use crate::server::BuildError;
 
+/// What joins a mount's prefix to a task id of its server: a character of neither a prefix
+/// nor a task id of the crate's stores, so an id splits one way only.
+const TASK_SEPARATOR: char = ':';
+
 /// A mount's prefix: tool and prompt `name` become `{prefix}_{name}`, resource URIs and URI
 /// templates `uri` become `{prefix}+{uri}` (so `file:///a` reads `notes+file:///a`, still a
 /// URI of a scheme of its own). An empty prefix leaves both as they are.
@@ -57,6 +61,20 @@ impl Prefix {
         self.strip(uri, '+')
     }
 
+    /// A child's task id as the parent shows it: `{prefix}:{id}`, `:{id}` under the empty
+    /// prefix. Always marked, so that it never reads as one of the parent's own ids (which are
+    /// base64url, without a `:`), and the prefix is unique among siblings.
+    pub fn task_id(&self, id: &str) -> String {
+        format!("{}{TASK_SEPARATOR}{id}", self.0)
+    }
+
+    /// The child's task id behind an id the parent was asked for, if it carries this prefix.
+    pub fn strip_task_id<'a>(&self, id: &'a str) -> Option<&'a str> {
+        id.strip_prefix(self.0.as_str())?
+            .strip_prefix(TASK_SEPARATOR)
+            .filter(|rest| !rest.is_empty())
+    }
+
     fn join(&self, rest: &str, separator: char) -> String {
         if self.0.is_empty() {
             return rest.to_owned();
@@ -101,6 +119,22 @@ mod tests {
         assert_eq!(none.strip_name("add"), Some("add"));
         assert_eq!(none.uri("test://x"), "test://x");
         assert_eq!(none.strip_uri("test://x"), Some("test://x"));
+    }
+
+    #[test]
+    fn task_ids_are_marked_even_under_the_empty_prefix() {
+        let notes = Prefix::new("notes").expect("valid");
+        assert_eq!(notes.task_id("abc"), "notes:abc");
+        assert_eq!(notes.strip_task_id("notes:abc"), Some("abc"));
+        assert_eq!(notes.strip_task_id("notes:gw:abc"), Some("gw:abc"));
+        for other in ["abc", "notes:", "notesabc", "calc:abc", ":abc", "notes_abc"] {
+            assert_eq!(notes.strip_task_id(other), None, "{other:?}");
+        }
+        let none = Prefix::new("").expect("valid");
+        assert_eq!(none.task_id("abc"), ":abc");
+        assert_eq!(none.strip_task_id(":abc"), Some("abc"));
+        assert_eq!(none.strip_task_id("abc"), None);
+        assert_eq!(none.strip_task_id("notes:abc"), None);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::protocol::{McpError, methods};
 use crate::server::Server;
 
 use super::Prefix;
+use super::tasks::TASK_METHODS;
 
 /// A request for a mounted server: the server, the params renamed for it, and how to
 /// rename its answer back.
@@ -16,24 +17,39 @@ pub(in crate::server) struct Target {
     pub params: Option<Box<RawValue>>,
     /// The prefix whose URIs a `resources/read` answer's contents carry back, if any.
     contents: Option<Prefix>,
+    /// The prefix the task id an answer carries (a `CreateTaskResult`'s, `tasks/get`'s) is
+    /// shown under, for a server that serves tasks.
+    task_ids: Option<Prefix>,
 }
 
 impl Target {
     /// The child's response line as the parent's client must read it.
     pub fn finish(&self, line: String) -> String {
-        let Some(prefix) = &self.contents else {
+        // Most answers of a server with tasks are not tasks: those are passed on unparsed.
+        let task_ids = self
+            .task_ids
+            .as_ref()
+            .filter(|_| line.contains("\"taskId\""));
+        if self.contents.is_none() && task_ids.is_none() {
             return line;
-        };
+        }
         let Ok(mut response) = serde_json::from_str::<Value>(&line) else {
             return line;
         };
-        let contents = response
-            .pointer_mut("/result/contents")
-            .and_then(Value::as_array_mut);
-        for content in contents.into_iter().flatten() {
-            if let Some(Value::String(uri)) = content.get_mut("uri") {
-                *uri = prefix.uri(uri);
+        if let Some(prefix) = &self.contents {
+            let contents = response
+                .pointer_mut("/result/contents")
+                .and_then(Value::as_array_mut);
+            for content in contents.into_iter().flatten() {
+                if let Some(Value::String(uri)) = content.get_mut("uri") {
+                    *uri = prefix.uri(uri);
+                }
             }
+        }
+        if let Some(prefix) = task_ids
+            && let Some(Value::String(id)) = response.pointer_mut("/result/taskId")
+        {
+            *id = prefix.task_id(id);
         }
         response.to_string()
     }
@@ -41,7 +57,8 @@ impl Target {
 
 impl Server {
     /// The mounted server a request belongs to, if any: a tool, prompt, resource or template
-    /// it has (and the parent does not), or an extension method only it serves.
+    /// it has (and the parent does not), a task it made (by the id's prefix), or an extension
+    /// method only it serves.
     pub(in crate::server) fn mount_target(
         &self,
         method: &str,
@@ -49,6 +66,9 @@ impl Server {
     ) -> Option<Target> {
         if self.mounts().is_empty() {
             return None;
+        }
+        if TASK_METHODS.contains(&method) {
+            return self.task_target(params);
         }
         if !methods::CORE.contains(&method) {
             if self.inner.extensions.method(method).is_some() {
@@ -59,6 +79,7 @@ impl Server {
                 server: mount.server.clone(),
                 params: params.map(ToOwned::to_owned),
                 contents: None,
+                task_ids: None,
             });
         }
         let mut params: Map<String, Value> = serde_json::from_str(params?.get()).ok()?;
@@ -116,10 +137,29 @@ impl Server {
             _ => return None,
         };
         let contents = contents.filter(|prefix| !prefix.as_str().is_empty());
+        // A tool call may be answered with a task, named in its answer.
+        let task_ids = (method == methods::TOOLS_CALL && mount.server.serves_tasks())
+            .then(|| mount.prefix.clone());
         Some(Target {
             server: mount.server.clone(),
             params: Some(to_raw_value(&params).ok()?),
             contents,
+            task_ids,
+        })
+    }
+
+    /// `tasks/get`, `tasks/update` or `tasks/cancel` of a task a mounted server made: to that
+    /// server, with the id it knows. Any other id is this server's own to answer.
+    fn task_target(&self, params: Option<&RawValue>) -> Option<Target> {
+        let mut params: Map<String, Value> = serde_json::from_str(params?.get()).ok()?;
+        let task_id = params.get_mut("taskId")?;
+        let (mount, inner) = self.task_owner(task_id.as_str()?)?;
+        *task_id = Value::String(inner.to_owned());
+        Some(Target {
+            server: mount.server.clone(),
+            params: Some(to_raw_value(&params).ok()?),
+            contents: None,
+            task_ids: Some(mount.prefix.clone()),
         })
     }
 

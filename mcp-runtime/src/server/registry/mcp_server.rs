@@ -177,16 +177,27 @@ impl McpServer {
     ///
     /// The mounted server keeps everything of its own: shared state ([`state`](Self::state)),
     /// request-state sealing (its keys, its name as the audience: a `requestState` it mints
-    /// opens nowhere else), its tasks and completions. What it advertises is added to this
+    /// opens nowhere else), its tasks (in its own store) and completions. What it advertises is added to this
     /// server's capabilities; its list changes and resource updates reach this server's
     /// clients (it publishes on this server's [bus](Self::notification_bus)). Its own HTTP,
     /// auth and transport settings are not used: the mounting server's are, and its results
     /// name the mounting server (`_meta.serverInfo`), the one its clients discovered.
     ///
+    /// Its tasks (the tasks extension) read `{prefix}:{id}` here (`:{id}` under the empty
+    /// prefix) everywhere a task id travels: the call's `CreateTaskResult`, `tasks/get`,
+    /// `notifications/tasks` on a listen, the status changes on the bus. `tasks/get`,
+    /// `tasks/update` and `tasks/cancel` of such an id reach the server that made the task,
+    /// with the id its own store knows, and a listen here is sent that task's status; this
+    /// server's own tasks keep their ids. An id none of them made (another prefix, a mounted
+    /// server's id without its prefix, a forged one) is refused exactly as a task that does not
+    /// exist. Give each server its own task store (or its own Redis key prefix): a store shared
+    /// by two of them would find a mounted server's task under its bare id too.
+    ///
     /// [`build`](Self::build) refuses a prefix that is not a letter followed by letters, digits
     /// or `-`, two servers under one prefix, a mounted server named like its parent or a
     /// sibling, and any two tools, prompts, resources, templates or extension methods that
-    /// would read alike.
+    /// would read alike, but for the tasks extension's methods, which several of them may
+    /// serve: the task id says whose each request is.
     ///
     /// ```
     /// use mcp::McpServer;
@@ -203,11 +214,20 @@ impl McpServer {
     ///     a + b
     /// }
     ///
+    /// /// Builds the weekly report, as a task when the caller takes one.
+    /// #[mcp::tool(task = "optional")]
+    /// async fn report() -> &'static str {
+    ///     "report ready"
+    /// }
+    ///
+    /// // Both run tasks, each in its own store: the gateway names `calc`'s `calc:…`.
     /// let gateway = McpServer::new("gateway")
-    ///     .mount("notes", McpServer::new("notes").tools(mcp::tools![add]))
-    ///     .mount("calc", McpServer::new("calc").tools(mcp::tools![sum]))
+    ///     .mount("notes", McpServer::new("notes").tools(mcp::tools![add, report]))
+    ///     .mount("calc", McpServer::new("calc").tools(mcp::tools![sum, report]))
     ///     .build()?;
     /// assert!(gateway.capabilities().tools.is_some());
+    /// let extensions = gateway.capabilities().extensions.unwrap_or_default();
+    /// assert!(extensions.contains_key("io.modelcontextprotocol/tasks"));
     /// # Ok::<(), mcp::server::BuildError>(())
     /// ```
     pub fn mount(mut self, prefix: impl Into<String>, server: McpServer) -> Self {

@@ -75,11 +75,18 @@ impl fmt::Debug for TaskRuntime {
     }
 }
 
+/// What a request naming a task its caller has not got is answered (-32602, as the spec
+/// asks): by a store that has no such task, and by a mounting server for an id none of its
+/// servers made, so that neither tells the other apart.
+pub(crate) fn not_found() -> McpError {
+    McpError::invalid_params("Task not found")
+}
+
 /// A store's failure as the client sees it: a task that is not there is the caller's mistake
 /// (-32602, as the spec asks); anything else is the server's, logged with its cause.
 fn store_error(error: TaskStoreError) -> McpError {
     match error {
-        TaskStoreError::NotFound => McpError::invalid_params("Task not found"),
+        TaskStoreError::NotFound => not_found(),
         TaskStoreError::OwnerLimit { limit } => {
             McpError::invalid_request(format!("Too many tasks: at most {limit} per caller"))
         }
