@@ -272,6 +272,51 @@ mod tests {
         assert_ne!(token, other, "every token has a fresh nonce");
     }
 
+    /// The envelope is AES-256-GCM as another implementation (the `aes-gcm` crate) reads and
+    /// writes it, both ways: a round trip alone would not notice a wrong AAD or layout.
+    #[test]
+    fn tokens_are_the_envelope_another_aes_gcm_reads_and_writes() {
+        use aes_gcm::aead::{Aead, KeyInit, Payload};
+
+        let codec = AesGcmCodec::new([SECRET]).expect("valid ring");
+        let key = derive_key(SECRET.as_bytes());
+        let other = aes_gcm::Aes256Gcm::new_from_slice(&key).expect("a 32-byte key");
+        let kid = key_id(&key);
+        let aad = [PREFIX.as_bytes(), &kid].concat();
+
+        let token = codec.seal(b"{\"step\":1}").expect("seal");
+        let raw = URL_SAFE_NO_PAD
+            .decode(token.strip_prefix(PREFIX).expect("the prefix"))
+            .expect("base64url");
+        let (header, body) = raw.split_at(HEADER_LEN);
+        assert_eq!(header[..KID_LEN], kid);
+        let nonce: [u8; NONCE_LEN] = header[KID_LEN..].try_into().expect("a 12-byte nonce");
+        let opened = other
+            .decrypt(
+                &nonce.into(),
+                Payload {
+                    msg: body,
+                    aad: &aad,
+                },
+            )
+            .expect("the other implementation opens our token");
+        assert_eq!(opened, b"{\"step\":1}");
+
+        let nonce = [9u8; NONCE_LEN];
+        let body = other
+            .encrypt(
+                &nonce.into(),
+                Payload {
+                    msg: b"theirs",
+                    aad: &aad,
+                },
+            )
+            .expect("encrypt");
+        let theirs = [kid.as_slice(), &nonce, &body].concat();
+        let token = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(theirs));
+        assert_eq!(codec.unseal(&token).expect("ours opens theirs"), b"theirs");
+    }
+
     #[test]
     fn an_empty_plaintext_round_trips() {
         let codec = AesGcmCodec::ephemeral();
