@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Seal + open of a 200-byte requestState with every claim: our criterion bench and the Python
 # SDK's boundary (timeit) back to back, so both see the same machine load; medians and ratio.
+# Ours are the thread's CPU time, Python's the wall clock: on a busy machine the ratio
+# flatters us, so compare on a quiet one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/python-venv.sh >/dev/null

@@ -57,9 +57,11 @@ impl Rounds {
     /// Reads the ledger from this round's state and the client's answers. `subject` names the
     /// tool, prompt or resource in messages.
     pub fn open(ctx: &Context, subject: impl Into<String>) -> Self {
+        // Copied entry by entry into the map the round takes them from: cloning the whole
+        // map first would build it twice.
         let responses = ctx
             .input_responses()
-            .map(|r| r.0.clone().into_iter().collect())
+            .map(|r| r.0.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default();
         Self {
             ctx: ctx.clone(),

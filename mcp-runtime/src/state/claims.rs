@@ -5,7 +5,6 @@
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -165,18 +164,27 @@ fn write_time(out: &mut String, seconds: f64) {
         return write_float(out, seconds);
     }
     let millis = millis as u64;
-    let (whole, mut frac) = (millis / 1000, millis % 1000);
-    let _ = write!(out, "{whole}.");
-    if frac == 0 {
-        out.push('0');
-        return;
+    // Digit by digit: `write!` and its formatting machinery cost more than the digits.
+    let (whole, frac) = (millis / 1000, millis % 1000);
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = whole;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
     }
-    let mut digits = 3;
-    while frac % 10 == 0 {
-        frac /= 10;
-        digits -= 1;
-    }
-    let _ = write!(out, "{frac:0digits$}");
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out.push('.');
+    let frac = [frac / 100, frac / 10 % 10, frac % 10];
+    let kept = frac
+        .iter()
+        .rposition(|&d| d != 0)
+        .map_or(1, |last| last + 1);
+    out.extend(frac[..kept].iter().map(|&d| char::from(b'0' + d as u8)));
 }
 
 /// What a token must match to be accepted.
@@ -258,10 +266,11 @@ fn principal_claim(principal: &str) -> String {
 }
 
 fn principal_matches(claim: &str, principal: &str) -> bool {
-    let Ok(raw) = URL_SAFE_NO_PAD.decode(claim) else {
-        return false;
-    };
-    if raw.len() != SALT_LEN + DIGEST_LEN {
+    // Decoded on the stack: only an encoding of exactly salt ‖ digest fills it.
+    let mut raw = [0u8; SALT_LEN + DIGEST_LEN];
+    if claim.len() != (SALT_LEN + DIGEST_LEN).div_ceil(3) * 4
+        || URL_SAFE_NO_PAD.decode_slice(claim, &mut raw) != Ok(raw.len())
+    {
         return false;
     }
     let (salt, digest) = raw.split_at(SALT_LEN);

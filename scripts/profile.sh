@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Instructions per operation under callgrind, which a busy machine does not change: an echo
+# and a two-round MRTR exchange, served over HTTP (`bench_server`, driven by
+# `profile_driver.py` on one keep-alive connection) and in process (`profile_exchange`, line
+# in and line out); and a seal + open of a requestState with every claim, in process. Prints
+# the Ir per op and the top functions (inclusive and exclusive) per op, and keeps the
+# callgrind files under DIR (default target/profile) for `callgrind_annotate`.
+#
+#   scripts/profile.sh [--ops N] [--out DIR]
+#
+# Over HTTP the server's counters are zeroed after a warm-up and dumped after exactly N ops;
+# in process two runs of N and 2N ops are subtracted, so start-up cancels out. valgrind runs
+# AES-NI but not SHA-NI, so SHA-256 (the binding's and the principal's digests) weighs more
+# here than natively.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ops=400
+out=target/profile
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --ops) ops=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--ops N] [--out DIR]" >&2; exit 2 ;;
+  esac
+done
+command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+target=${CARGO_TARGET_DIR:-target}
+CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
+  cargo build --release --example bench_server --example profile_exchange
+mkdir -p "$out"
+rm -f "$out"/*.out*
+
+echo "== in process (profile_exchange)"
+for scenario in echo mrtr seal; do
+  for n in "$ops" $((2 * ops)); do
+    valgrind --tool=callgrind --callgrind-out-file="$out/mem-$scenario-$n.out" \
+      "$target/release/examples/profile_exchange" "$scenario" "$n" 2>/dev/null
+  done
+  echo "-- $scenario"
+  scripts/profile_top.py "$ops" "$out/mem-$scenario-$ops.out" "$out/mem-$scenario-$((2 * ops)).out" \
+    | tee "$out/mem-$scenario.txt"
+done
+
+echo "== over HTTP (bench_server)"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+url=http://127.0.0.1:$port/mcp
+RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$out/http.out" \
+  "$target/release/examples/bench_server" --port "$port" 2>"$out/http-valgrind.log" &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 300); do
+  scripts/profile_driver.py "$url" echo 1 2>/dev/null && break
+  sleep 0.2
+done
+for scenario in echo mrtr; do
+  scripts/profile_driver.py "$url" "$scenario" 50   # warm-up: pools, allocator, caches
+  callgrind_control -z "$server" >/dev/null
+  scripts/profile_driver.py "$url" "$scenario" "$ops"
+  callgrind_control --dump="$scenario" "$server" >/dev/null
+  dump=$(ls -t "$out"/http.out.* | head -1)
+  mv "$dump" "$out/http-$scenario.out"
+  echo "-- $scenario"
+  scripts/profile_top.py "$ops" "$out/http-$scenario.out" | tee "$out/http-$scenario.txt"
+done
