@@ -969,3 +969,47 @@ async fn mcp_name_carries_the_gateways_task_id_and_a_task_stays_its_callers() {
         assert_eq!(other["error"]["message"], "Task not found", "{other}");
     }
 }
+
+/// Comes and goes with `grow`.
+#[mcp::tool]
+async fn sprout() -> &'static str {
+    "sprouted"
+}
+
+/// Adds `sprout` to its own server while it runs.
+#[mcp::tool]
+async fn grow(ctx: mcp::Context) -> Result<&'static str, McpError> {
+    ctx.server()
+        .add_tools(mcp::tools![sprout])
+        .map_err(|e| McpError::internal(e.to_string()))?;
+    Ok("grown")
+}
+
+#[tokio::test]
+async fn a_mounted_server_that_changes_its_tools_tells_the_gateways_listeners() {
+    let gateway = McpServer::new("gateway")
+        .mount("garden", McpServer::new("garden").tools(mcp::tools![grow]))
+        .build()
+        .expect("the gateway builds");
+    let (url, _stop) = serve(gateway).await;
+    let client = http_client(&url);
+    let mut listen = client
+        .listen(SubscriptionFilter::new().tools_changed())
+        .await
+        .expect("listens");
+    let grown = client.call_tool("garden_grow", None).await.expect("grows");
+    assert_eq!(text(&grown), "grown");
+    let heard = tokio::time::timeout(std::time::Duration::from_secs(10), listen.next())
+        .await
+        .expect("a change within 10 s");
+    assert!(
+        matches!(heard, Some(Ok(mcp::push::Change::ToolsListChanged))),
+        "{heard:?}"
+    );
+    let mut names: Vec<String> = (client.list_all_tools().await.expect("lists"))
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    names.sort();
+    assert_eq!(names, ["garden_grow", "garden_sprout"]);
+}

@@ -54,9 +54,8 @@ struct Remote {
 /// before the listing is read here, so nothing is missed), reads the listing again when it
 /// hears a change (changes heard within 200 ms of the first are read once), swaps its tables
 /// whole and tells its own listeners which kinds changed. A listen that breaks is opened again
-/// with growing waits, and the listing read again. Built on a server that is then
-/// [mounted](McpServer::mount), the proxy's tables change but the gateway's listeners are
-/// not told.
+/// with growing waits, and the listing read again. [Mounted](McpServer::mount), the proxy
+/// tells the gateway's listeners instead.
 ///
 /// The remote's progress reports on a call reach the caller who asked for them (the proxy
 /// takes `client`'s [notifications](Client::notifications) for that). Its log messages

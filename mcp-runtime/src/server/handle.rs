@@ -234,6 +234,12 @@ impl ServerHandle {
         let changed = change.is_some();
         if let Some(change) = change {
             self.server.inner.fanout.deliver(&change);
+            // A mounted server's listeners are those of the servers it is mounted in.
+            let mut parent = self.server.inner.mounted_in.get().and_then(|p| p.upgrade());
+            while let Some(inner) = parent {
+                inner.fanout.deliver(&change);
+                parent = inner.mounted_in.get().and_then(|p| p.upgrade());
+            }
         }
         changed
     }

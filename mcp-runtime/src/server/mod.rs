@@ -100,6 +100,9 @@ struct Inner {
     live: Option<Arc<registry::LiveTables>>,
     /// The servers mounted in it (see `McpServer::mount`).
     mounts: Arc<[mount::Mount]>,
+    /// The server it is mounted in, once that is built: its listeners are this server's
+    /// clients', so the changes to its tables are announced there too.
+    mounted_in: std::sync::OnceLock<std::sync::Weak<Inner>>,
     /// The level of a 2025-11-25 session before `logging/setLevel`.
     default_log_level: Option<LoggingLevel>,
     roots_list_changed: Option<NotificationHook>,
@@ -139,7 +142,7 @@ impl Server {
         let default_log_level = b
             .default_log_level
             .filter(|_| capabilities.logging.is_some());
-        Self {
+        let server = Self {
             inner: Arc::new(Inner {
                 info,
                 instructions: b.instructions,
@@ -154,6 +157,7 @@ impl Server {
                 fanout: Arc::new(fanout::Fanout::new(b.bus)),
                 live: b.live,
                 mounts: b.mounts,
+                mounted_in: std::sync::OnceLock::new(),
                 default_log_level,
                 roots_list_changed: b.roots_list_changed,
                 #[cfg(feature = "http")]
@@ -163,7 +167,16 @@ impl Server {
                 on_2026,
                 on_2025,
             }),
+        };
+        for mount in server.inner.mounts.iter() {
+            // Set once: a server is mounted in one parent, built once.
+            let _ = mount
+                .server
+                .inner
+                .mounted_in
+                .set(Arc::downgrade(&server.inner));
         }
+        server
     }
 
     /// Who this server says it is.
