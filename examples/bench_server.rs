@@ -14,39 +14,17 @@
 //! cargo run --release --example bench_server --features redis -- --port 8001 --redis redis://127.0.0.1:6379
 //! ```
 
+#[path = "support/bench_tools.rs"]
+mod bench_tools;
 #[path = "support/logging.rs"]
 mod logging;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mcp::McpServer;
 use mcp::tasks::{MemoryTaskStore, TaskLimits, Tasks};
-use mcp::{Elicit, McpServer};
 
-/// Echo the text back.
-#[mcp::tool]
-async fn echo(
-    /// What to echo.
-    text: String,
-) -> String {
-    text
-}
-
-/// Which region should the database live in?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Region {
-    /// The region code, e.g. eu-west-1.
-    region: String,
-}
-
-/// Provision a database; asks which region to put it in.
-#[mcp::tool]
-async fn provision(
-    /// The database to create.
-    name: String,
-    #[mcp(key = "region")] region: Elicit<Region>,
-) -> String {
-    format!("Provisioned '{name}' in {}.", region.region)
-}
+use bench_tools::{echo, provision};
 
 /// How many times `bench://counter` was touched.
 #[mcp::resource("bench://counter")]

@@ -11,35 +11,14 @@
 //! cargo run --release --example profile_exchange -- mrtr 1000
 //! ```
 
+#[path = "support/bench_tools.rs"]
+mod bench_tools;
+
+use mcp::McpServer;
 use mcp::auth::Identity;
 use mcp::state::{RequestBinding, RequestStateSecurity, StateBoundary};
-use mcp::{Elicit, McpServer};
 
-/// Echo the text back.
-#[mcp::tool]
-async fn echo(
-    /// What to echo.
-    text: String,
-) -> String {
-    text
-}
-
-/// Which region should the database live in?
-#[derive(serde::Deserialize, mcp::Elicitation)]
-struct Region {
-    /// The region code, e.g. eu-west-1.
-    region: String,
-}
-
-/// Provision a database; asks which region to put it in.
-#[mcp::tool]
-async fn provision(
-    /// The database to create.
-    name: String,
-    #[mcp(key = "region")] region: Elicit<Region>,
-) -> String {
-    format!("Provisioned '{name}' in {}.", region.region)
-}
+use bench_tools::{echo, provision};
 
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcpload","version":"0.1.0"}}"#;
 const ANSWER: &str =

@@ -164,6 +164,38 @@ async fn call_plain(s: &Running, token: &str, tool: &str, arguments: Value) -> R
     call(s, token, tool, json!({"arguments": arguments}), json!({})).await
 }
 
+/// A 2025-11-25 session opened by the caller of `token`: its id.
+async fn open_session(s: &Running, token: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = s
+        .post(initialize.to_string())
+        .header("authorization", &format!("Bearer {token}"))
+        .send()
+        .await;
+    let session = opened.header("mcp-session-id").expect("a session");
+    session.to_owned()
+}
+
+/// A `tools/call` of `tool` in the 2025-11-25 `session`.
+async fn call_in_session(
+    s: &Running,
+    session: &str,
+    token: &str,
+    tool: &str,
+    arguments: Value,
+) -> Reply {
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": tool, "arguments": arguments}});
+    s.post(call.to_string())
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", &format!("Bearer {token}"))
+        .send()
+        .await
+}
+
 fn result(reply: &Reply) -> Value {
     assert_eq!(reply.status, 200, "{reply:?}");
     reply.json()["result"].clone()
@@ -212,27 +244,8 @@ async fn a_caller_without_the_scope_gets_403_with_the_step_up_challenge() {
 #[tokio::test]
 async fn a_2025_session_gets_the_same_403_and_challenge() {
     let s = serve(tools()).await;
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}});
-    let opened = s
-        .post(initialize.to_string())
-        .header("authorization", "Bearer carol")
-        .send()
-        .await;
-    let session = opened
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                      "params": {"name": "erase_note", "arguments": {"id": "7"}}});
-    let refused = s
-        .post(call.to_string())
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", "Bearer carol")
-        .send()
-        .await;
+    let session = open_session(&s, "carol").await;
+    let refused = call_in_session(&s, &session, "carol", "erase_note", json!({"id": "7"})).await;
     assert_eq!(refused.status, 403, "{refused:?}");
     assert_eq!(refused.error_code(), -32003);
     assert!(
@@ -540,18 +553,7 @@ async fn load_shedding_answers_503_with_retry_after_on_both_wires() {
     )
     .await;
     // Opened first: `initialize` goes through the layers, and would be shed too.
-    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "t", "version": "1"}}});
-    let opened = s
-        .post(initialize.to_string())
-        .header("authorization", "Bearer carol")
-        .send()
-        .await;
-    let session = opened
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
+    let session = open_session(&s, "carol").await;
 
     let s = Arc::new(s);
     let busy = tokio::spawn({
@@ -565,15 +567,7 @@ async fn load_shedding_answers_503_with_retry_after_on_both_wires() {
     assert_eq!(shed.header("retry-after"), Some("1"), "{shed:?}");
     assert_eq!(shed.error_code(), -32005, "{shed:?}");
 
-    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                      "params": {"name": "nap", "arguments": {"ms": 1}}});
-    let legacy = s
-        .post(call.to_string())
-        .header("mcp-session-id", &session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", "Bearer carol")
-        .send()
-        .await;
+    let legacy = call_in_session(&s, &session, "carol", "nap", json!({"ms": 1})).await;
     assert_eq!(legacy.status, 503, "{legacy:?}");
     assert_eq!(legacy.header("retry-after"), Some("1"), "{legacy:?}");
     assert_eq!(legacy.error_code(), -32005, "{legacy:?}");
