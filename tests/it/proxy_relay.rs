@@ -337,3 +337,22 @@ async fn without_a_stream_per_request_concurrent_callers_hear_no_one_elses_log()
     assert!(heard_by_ada.is_empty(), "{heard_by_ada:?}");
     assert!(heard_by_bob.is_empty(), "{heard_by_bob:?}");
 }
+
+#[tokio::test]
+async fn a_dropped_proxy_stops_following_its_remote() {
+    let remote = remote();
+    let proxy = proxy_of(proxy_client(&remote)).await;
+    // The proxy's follower listens on the remote.
+    assert_eq!(remote.push_stats().listeners, 1);
+    drop(proxy);
+    // Its listen ends with it, not at the remote's next change (none comes here).
+    let mut waited = Duration::ZERO;
+    while remote.push_stats().listeners > 0 {
+        assert!(
+            waited < Duration::from_secs(10),
+            "the remote still has a listener 10 s after the proxy was dropped"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        waited += Duration::from_millis(20);
+    }
+}
