@@ -80,6 +80,46 @@ async fn a_flood_of_server_questions_is_answered_within_a_bound() {
     assert!(more.is_err(), "{more:?}");
 }
 
+#[tokio::test]
+async fn questions_a_hearing_holds_count_against_the_same_bound() {
+    let (client_end, mut server_end) = mcp::transport::memory::pair();
+    let client = Client::builder(Implementation::new("c", "1")).connect(client_end);
+    // The caller hears the call and never answers what it hears.
+    let (_hearing, call) = client.request_hearing::<Value>("tools/call", json!({"name": "t"}));
+    let flood = async {
+        let sent = tokio::time::timeout(Duration::from_secs(5), server_end.incoming.recv())
+            .await
+            .expect("the call within 5 s");
+        assert!(sent.is_some(), "the call went out");
+        for n in 0..MAX_SERVER_REQUESTS_IN_FLIGHT + 100 {
+            let question = json!({"jsonrpc": "2.0", "id": format!("q{n}"),
+                "method": "elicitation/create",
+                "params": {"message": "Name?", "requestedSchema": {"type": "object"}}});
+            server_end
+                .outgoing
+                .send(question.to_string())
+                .await
+                .expect("send");
+        }
+        for _ in 0..100 {
+            let line = tokio::time::timeout(Duration::from_secs(5), server_end.incoming.recv())
+                .await
+                .expect("a refusal within 5 s")
+                .expect("open")
+                .expect("a line");
+            let reply: Value = serde_json::from_str(&line).expect("json");
+            assert_eq!(reply["error"]["code"], -32603, "{reply}");
+        }
+        let more =
+            tokio::time::timeout(Duration::from_millis(200), server_end.incoming.recv()).await;
+        assert!(more.is_err(), "{more:?}");
+    };
+    tokio::select! {
+        () = flood => {}
+        ended = call => panic!("the call is never answered, yet ended: {ended:?}"),
+    }
+}
+
 /// A server that answers every request with `head` and then `body_chunk` forever (until the
 /// client hangs up).
 async fn endless(head: &'static str, body_chunk: Vec<u8>) -> std::net::SocketAddr {

@@ -134,32 +134,9 @@ impl Connection {
                         }
                     }
                     Ok(Incoming::Request(request)) => {
-                        let id = request.id.clone();
-                        // A ping is the connection's, answered here whoever is in flight.
-                        let heard = match request.method == methods::PING {
-                            true => Err(request),
-                            false => heard.ask(request, related.as_ref()),
-                        };
-                        let request = match heard {
-                            Ok(answer) => {
-                                let replies = replies.clone();
-                                tokio::spawn(async move {
-                                    let line = match answer.await {
-                                        Ok(Ok(result)) => result_line(&id, &result),
-                                        Ok(Err(error)) => error_line(Some(&id), &error),
-                                        Err(_) => error_line(
-                                            Some(&id),
-                                            &McpError::internal("The request was not answered"),
-                                        ),
-                                    };
-                                    let _ = replies.send(line).await;
-                                });
-                                continue;
-                            }
-                            Err(unheard) => unheard,
-                        };
-                        // A 2025-11-25 server asking over the back-channel: the same handlers
-                        // answer, concurrently with everything else, up to a bound.
+                        // A 2025-11-25 server asking over the back-channel: its requests are
+                        // answered concurrently with everything else, up to one bound, whether
+                        // a request's caller hears them or the client's handlers answer.
                         let Ok(permit) = answering.clone().try_acquire_owned() else {
                             let error = McpError::internal(format!(
                                 "The client is answering {MAX_SERVER_REQUESTS_IN_FLIGHT} \
@@ -168,13 +145,35 @@ impl Connection {
                             let _ = replies.send(error_line(Some(&request.id), &error)).await;
                             continue;
                         };
-                        let callbacks = callbacks.clone();
+                        let id = request.id.clone();
+                        // A ping is the connection's, answered here whoever is in flight.
+                        let heard = match request.method == methods::PING {
+                            true => Err(request),
+                            false => heard.ask(request, related.as_ref()),
+                        };
                         let replies = replies.clone();
-                        tokio::spawn(async move {
-                            let line = answer_server_request(&callbacks, request).await;
-                            drop(permit);
-                            let _ = replies.send(line).await;
-                        });
+                        match heard {
+                            Ok(answer) => tokio::spawn(async move {
+                                let line = match answer.await {
+                                    Ok(Ok(result)) => result_line(&id, &result),
+                                    Ok(Err(error)) => error_line(Some(&id), &error),
+                                    Err(_) => error_line(
+                                        Some(&id),
+                                        &McpError::internal("The request was not answered"),
+                                    ),
+                                };
+                                drop(permit);
+                                let _ = replies.send(line).await;
+                            }),
+                            Err(request) => {
+                                let callbacks = callbacks.clone();
+                                tokio::spawn(async move {
+                                    let line = answer_server_request(&callbacks, request).await;
+                                    drop(permit);
+                                    let _ = replies.send(line).await;
+                                })
+                            }
+                        };
                     }
                     Err(rejected) => tracing::debug!(error = %rejected.error, "bad message"),
                 }
@@ -214,11 +213,10 @@ impl Connection {
         // request's `_meta` is not parsed again to find a log level: the key anywhere in it
         // counts, which only ever makes ties rarer.
         let spoken_of = self.in_session.load(Ordering::SeqCst) || line.contains(keys::LOG_LEVEL);
-        self.hearings.open(&id, spoken_of);
-        let _heard = HeldHearing {
+        let _heard = self.hearings.open(&id, spoken_of).then(|| HeldHearing {
             hearings: &self.hearings,
             id: id.clone(),
-        };
+        });
         lock(&self.waiting).insert(id.clone(), tx);
         // Checked after registering, so a close racing with this request is always seen.
         if self.is_closed() {

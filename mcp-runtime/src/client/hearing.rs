@@ -96,12 +96,15 @@ pub(super) struct Hearings {
 
 impl Hearings {
     /// Registers `id`, with its hearing if the task sending it asked to hear it, when it hears
-    /// or `may_be_spoken_of` otherwise; until [`close`](Self::close).
-    pub fn open(&self, id: &RequestId, may_be_spoken_of: bool) {
+    /// or `may_be_spoken_of` otherwise; until [`close`](Self::close). Whether it did: a
+    /// request that neither hears nor may be spoken of costs no lock.
+    pub fn open(&self, id: &RequestId, may_be_spoken_of: bool) -> bool {
         let hearing = HEARING.try_with(Clone::clone).ok();
-        if hearing.is_some() || may_be_spoken_of {
+        let registered = hearing.is_some() || may_be_spoken_of;
+        if registered {
             lock(&self.open).insert(id.clone(), hearing);
         }
+        registered
     }
 
     pub fn close(&self, id: &RequestId) {

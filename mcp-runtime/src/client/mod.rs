@@ -56,8 +56,8 @@ pub use hearing::{HEARING_BUFFER, Heard, Hearing, ServerRequest};
 pub use listen::{Listen, ListenLost};
 pub use progress::{PROGRESS_BUFFER, Progress, ProgressReceiver};
 pub use rounds::{DEFAULT_MAX_ROUNDS, Resume};
+pub(crate) use task_pace::TaskWatch;
 pub use task_pace::{DEFAULT_POLL_INTERVAL, MAX_POLL_BACKOFF, MIN_POLL_INTERVAL};
-pub(crate) use task_pace::{Deadline, Pace};
 pub(crate) use tool_start::ToolRound;
 pub use tool_start::ToolStart;
 

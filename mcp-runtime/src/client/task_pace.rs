@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::protocol::Task;
+use crate::protocol::{Task, TaskStatus};
 use crate::tasks::Timestamp;
 
 /// The wait between polls of a task that suggests no `pollIntervalMs`.
@@ -29,9 +29,51 @@ pub const MAX_POLL_BACKOFF: Duration = Duration::from_secs(5);
 /// The back-off stretches the wait to at most this many times the task's interval.
 const BACKOFF_LIMIT_IN_INTERVALS: u32 = 5;
 
+/// One task followed by polling: the waits between polls, the deadline, the status seen last.
+#[derive(Debug, Default)]
+pub(crate) struct TaskWatch {
+    pace: Pace,
+    deadline: Deadline,
+    last: Option<TaskStatus>,
+}
+
+impl TaskWatch {
+    /// Starts from `seed`, the task as the call that made it showed it, if any. A task made
+    /// working has nothing to show yet, so the first poll waits; any other status is worth a
+    /// look now.
+    pub async fn start(seed: Option<&Task>) -> Self {
+        let mut watch = Self::default();
+        if let Some(seed) = seed {
+            watch.observe(seed);
+            if seed.status == TaskStatus::Working {
+                watch.wait(seed, true).await;
+            }
+        }
+        watch
+    }
+
+    /// Takes in what a poll showed of `task`; whether its status changed.
+    pub fn observe(&mut self, task: &Task) -> bool {
+        self.deadline.observe(task);
+        self.last.replace(task.status) != Some(task.status)
+    }
+
+    /// Whether the task outlived its ttl.
+    pub fn expired(&self) -> bool {
+        self.deadline.passed()
+    }
+
+    /// Waits before the next poll of `task`, at its interval after a poll that showed
+    /// something new (`changed`), longer after one that did not; never past the deadline.
+    pub async fn wait(&mut self, task: &Task, changed: bool) {
+        let wait = self.pace.next(task.poll_interval_ms, changed);
+        self.deadline.sleep(wait).await;
+    }
+}
+
 /// The waits between the polls of one task.
 #[derive(Debug, Default)]
-pub(crate) struct Pace {
+struct Pace {
     /// Polls in a row that showed nothing new.
     unchanged: u32,
 }
@@ -66,7 +108,7 @@ impl Pace {
 
 /// When a task is no longer worth polling: `createdAt + ttlMs`, if the task has a ttl.
 #[derive(Debug, Default)]
-pub(crate) struct Deadline {
+struct Deadline {
     /// The `createdAt` and `ttlMs` `at` was computed from (a ttl may change over a task's life).
     from: Option<(String, Option<u64>)>,
     at: Option<Instant>,

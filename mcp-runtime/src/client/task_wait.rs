@@ -15,7 +15,7 @@ use crate::protocol::{
 };
 
 use super::answers::answer_all;
-use super::task_pace::{Deadline, Pace};
+use super::task_pace::TaskWatch;
 use super::{Client, ClientError};
 
 impl Client {
@@ -26,28 +26,17 @@ impl Client {
         task_id: &str,
         seed: Option<&Task>,
     ) -> Result<CallToolResult, ClientError> {
-        let mut pace = Pace::default();
-        let mut deadline = Deadline::default();
         // A server shows a request until it has taken in the answer, and a key names one
         // request for the task's whole life: a key answered once is never answered again.
         let mut answered = HashSet::new();
         // Each `tasks/update` is a round, bounded as a call's rounds are: a server that asks
         // something new on every poll would otherwise call the handlers for ever.
         let mut rounds = 0;
-        let mut last = None;
-        if let Some(seed) = seed {
-            deadline.observe(seed);
-            last = Some(seed.status);
-            // A task made working has nothing to show yet; any other status is worth a look now.
-            if seed.status == TaskStatus::Working {
-                deadline.sleep(pace.next(seed.poll_interval_ms, true)).await;
-            }
-        }
+        let mut watch = TaskWatch::start(seed).await;
         loop {
             let seen = self.get_task(task_id).await?;
             let task = &seen.task;
-            deadline.observe(task);
-            let mut changed = last.replace(task.status) != Some(task.status);
+            let mut changed = watch.observe(task);
             tracing::debug!(task_id, status = %task.status, "polled a task");
             match task.status {
                 TaskStatus::Completed => return completed(seen),
@@ -66,15 +55,13 @@ impl Client {
                 }
                 TaskStatus::Working => {}
             }
-            if deadline.passed() {
+            if watch.expired() {
                 return Err(ClientError::TaskExpired {
                     task_id: task_id.to_owned(),
                     ttl_ms: task.ttl_ms.unwrap_or_default(),
                 });
             }
-            deadline
-                .sleep(pace.next(task.poll_interval_ms, changed))
-                .await;
+            watch.wait(task, changed).await;
         }
     }
 

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::client::{Client, Deadline, Pace};
+use crate::client::{Client, TaskWatch};
 use crate::protocol::{
     CallToolResult, DetailedTask, InputRequiredResult, InputResponses, McpError, Outcome,
     TASKS_EXTENSION, Task, TaskIdParams, TaskStatus, UpdateTaskParams, keys, methods,
@@ -149,16 +149,7 @@ async fn follow(
     mut following: Following,
     seed: Option<&Task>,
 ) -> Result<Outcome<CallToolResult>, McpError> {
-    let mut pace = Pace::default();
-    let mut deadline = Deadline::default();
-    let mut last = None;
-    if let Some(seed) = seed {
-        deadline.observe(seed);
-        last = Some(seed.status);
-        if seed.status == TaskStatus::Working {
-            deadline.sleep(pace.next(seed.poll_interval_ms, true)).await;
-        }
-    }
+    let mut watch = TaskWatch::start(seed).await;
     let id = following.task.clone();
     loop {
         let params = TaskIdParams {
@@ -169,8 +160,7 @@ async fn follow(
             .request(methods::TASKS_GET, with_meta(&params, ctx)?)
             .await
             .map_err(passed_through)?;
-        deadline.observe(&seen.task);
-        let changed = last.replace(seen.task.status) != Some(seen.task.status);
+        let changed = watch.observe(&seen.task);
         match seen.task.status {
             TaskStatus::Completed => {
                 remote.holds.release(&id);
@@ -213,16 +203,14 @@ async fn follow(
             }
             TaskStatus::Working => {}
         }
-        if deadline.passed() {
+        if watch.expired() {
             remote.holds.release(&id);
             cancel(&remote.client, &id, callers_capabilities(ctx)?).await;
             return Err(McpError::internal(
                 "The proxied server's task outlived its ttl",
             ));
         }
-        deadline
-            .sleep(pace.next(seen.task.poll_interval_ms, changed))
-            .await;
+        watch.wait(&seen.task, changed).await;
     }
 }
 
