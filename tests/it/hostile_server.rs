@@ -46,15 +46,9 @@ async fn notifications_nobody_reads_are_bounded() {
     answering.abort();
 }
 
-#[tokio::test]
-async fn a_flood_of_server_questions_is_answered_within_a_bound() {
-    let (client_end, mut server_end) = mcp::transport::memory::pair();
-    // A user who never answers: every question stays open.
-    let _client = Client::builder(Implementation::new("c", "1"))
-        .on_elicit(|_question| std::future::pending())
-        .connect(client_end);
-    let flood = MAX_SERVER_REQUESTS_IN_FLIGHT + 100;
-    for n in 0..flood {
+/// Asks the client 100 questions more than it answers at once, and reads the 100 refusals.
+async fn ask_past_the_bound(server_end: &mut mcp::transport::Duplex) {
+    for n in 0..MAX_SERVER_REQUESTS_IN_FLIGHT + 100 {
         let question = json!({"jsonrpc": "2.0", "id": format!("q{n}"),
             "method": "elicitation/create",
             "params": {"message": "Name?", "requestedSchema": {"type": "object"}}});
@@ -64,8 +58,7 @@ async fn a_flood_of_server_questions_is_answered_within_a_bound() {
             .await
             .expect("send");
     }
-    let mut refused = 0;
-    while refused < 100 {
+    for _ in 0..100 {
         let line = tokio::time::timeout(Duration::from_secs(5), server_end.incoming.recv())
             .await
             .expect("a refusal within 5 s")
@@ -73,8 +66,17 @@ async fn a_flood_of_server_questions_is_answered_within_a_bound() {
             .expect("a line");
         let reply: Value = serde_json::from_str(&line).expect("json");
         assert_eq!(reply["error"]["code"], -32603, "{reply}");
-        refused += 1;
     }
+}
+
+#[tokio::test]
+async fn a_flood_of_server_questions_is_answered_within_a_bound() {
+    let (client_end, mut server_end) = mcp::transport::memory::pair();
+    // A user who never answers: every question stays open.
+    let _client = Client::builder(Implementation::new("c", "1"))
+        .on_elicit(|_question| std::future::pending())
+        .connect(client_end);
+    ask_past_the_bound(&mut server_end).await;
     // The first ones are still being answered, so nothing more comes.
     let more = tokio::time::timeout(Duration::from_millis(200), server_end.incoming.recv()).await;
     assert!(more.is_err(), "{more:?}");
@@ -91,25 +93,7 @@ async fn questions_a_hearing_holds_count_against_the_same_bound() {
             .await
             .expect("the call within 5 s");
         assert!(sent.is_some(), "the call went out");
-        for n in 0..MAX_SERVER_REQUESTS_IN_FLIGHT + 100 {
-            let question = json!({"jsonrpc": "2.0", "id": format!("q{n}"),
-                "method": "elicitation/create",
-                "params": {"message": "Name?", "requestedSchema": {"type": "object"}}});
-            server_end
-                .outgoing
-                .send(question.to_string())
-                .await
-                .expect("send");
-        }
-        for _ in 0..100 {
-            let line = tokio::time::timeout(Duration::from_secs(5), server_end.incoming.recv())
-                .await
-                .expect("a refusal within 5 s")
-                .expect("open")
-                .expect("a line");
-            let reply: Value = serde_json::from_str(&line).expect("json");
-            assert_eq!(reply["error"]["code"], -32603, "{reply}");
-        }
+        ask_past_the_bound(&mut server_end).await;
         let more =
             tokio::time::timeout(Duration::from_millis(200), server_end.incoming.recv()).await;
         assert!(more.is_err(), "{more:?}");
