@@ -7,6 +7,7 @@ use crate::protocol::{
 };
 
 use super::connection::{Connection, LegacySession};
+use super::preread::Layout;
 
 /// What the gate admitted: the wire a request travels on and what its client declared, for the
 /// request's [`Context`](super::Context).
@@ -45,6 +46,8 @@ impl Admitted {
 pub(super) struct GateInput {
     pub meta: Option<RequestMeta>,
     pub request_state: StateField,
+    /// Where the members the handler's params are decoded from lie.
+    pub layout: Layout,
 }
 
 /// What stands in a request's `requestState` position.

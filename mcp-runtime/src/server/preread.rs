@@ -66,7 +66,9 @@ impl<'a> Preread<'a> {
             name,
             uri,
             arguments,
+            input_responses,
             routed,
+            ..
         } = Members::read(params, routed_by)?;
         let text = |raw: Option<&'a RawValue>| {
             raw.and_then(|raw| serde_json::from_str::<Text<'a>>(raw.get()).ok())
@@ -76,6 +78,7 @@ impl<'a> Preread<'a> {
             Some("name") => name,
             Some("uri") => uri,
             Some("arguments") => arguments,
+            Some("inputResponses") => input_responses,
             _ => routed,
         };
         Ok(Self {
@@ -164,6 +167,9 @@ struct Members<'a> {
     name: Option<&'a RawValue>,
     uri: Option<&'a RawValue>,
     arguments: Option<&'a RawValue>,
+    input_responses: Option<&'a RawValue>,
+    /// `inputResponses` appeared twice: left to the typed decoding to refuse.
+    input_responses_twice: bool,
     /// The member an extension routes the method by, unless one of the above.
     routed: Option<&'a RawValue>,
 }
@@ -172,18 +178,108 @@ impl<'a> Members<'a> {
     fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
         let mut de = serde_json::Deserializer::from_str(params.get());
         let in_meta = Cell::new(false);
-        de.deserialize_map(MembersVisitor {
-            in_meta: &in_meta,
-            routed_by,
+        let mut members = de
+            .deserialize_map(MembersVisitor {
+                in_meta: &in_meta,
+                routed_by,
+            })
+            .map_err(|e| {
+                let what = if in_meta.get() {
+                    "Invalid _meta"
+                } else {
+                    "Invalid params"
+                };
+                params_error(what, &e)
+            })?;
+        members.input.layout = Layout::of(params, &members);
+        Ok(members)
+    }
+}
+
+/// Where, in the params text, the members a multi-round method's params are made of lie, as
+/// the one pass before dispatch found them: decoding the params from them reads those members
+/// only, not `_meta` and `requestState` again.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Layout {
+    /// The params text the spans are in (address, length): a layout is used only on the very
+    /// text it was read from.
+    origin: Option<(usize, usize)>,
+    name: Option<Span>,
+    uri: Option<Span>,
+    arguments: Option<Span>,
+    input_responses: Option<Span>,
+}
+
+/// A member's value: its offset and length in the params text.
+type Span = (u32, u32);
+
+impl Layout {
+    fn of(params: &RawValue, members: &Members<'_>) -> Self {
+        let text = params.get();
+        let Ok(len) = u32::try_from(text.len()) else {
+            return Self::default();
+        };
+        if members.input_responses_twice {
+            return Self::default();
+        }
+        let span = |member: Option<&RawValue>| {
+            let member = member?.get();
+            let offset = (member.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+            let offset = u32::try_from(offset).ok()?;
+            // In the text, or no span: the member was read from it, so it is.
+            (offset.checked_add(u32::try_from(member.len()).ok()?)? <= len)
+                .then_some((offset, member.len() as u32))
+        };
+        Self {
+            origin: Some((text.as_ptr() as usize, text.len())),
+            name: span(members.name),
+            uri: span(members.uri),
+            arguments: span(members.arguments),
+            input_responses: span(members.input_responses),
+        }
+    }
+
+    /// The members in `params`, if `params` is the text this layout was read from.
+    pub(super) fn pieces<'a>(&self, params: Option<&'a RawValue>) -> Option<Pieces<'a>> {
+        let text = params?.get();
+        if self.origin? != (text.as_ptr() as usize, text.len()) {
+            return None;
+        }
+        let slice = |span: Option<Span>| -> Option<Option<&'a str>> {
+            match span {
+                None => Some(None),
+                Some((offset, len)) => text
+                    .get(offset as usize..offset as usize + len as usize)
+                    .map(Some),
+            }
+        };
+        Some(Pieces {
+            name: slice(self.name)?,
+            uri: slice(self.uri)?,
+            arguments: slice(self.arguments)?,
+            input_responses: slice(self.input_responses)?,
         })
-        .map_err(|e| {
-            let what = if in_meta.get() {
-                "Invalid _meta"
-            } else {
-                "Invalid params"
-            };
-            params_error(what, &e)
-        })
+    }
+}
+
+/// The JSON text of the members a multi-round method's params are made of; every other
+/// member of those params is one their typed decoding ignores.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Pieces<'a> {
+    pub name: Option<&'a str>,
+    pub uri: Option<&'a str>,
+    pub arguments: Option<&'a str>,
+    pub input_responses: Option<&'a str>,
+}
+
+impl<'a> Pieces<'a> {
+    /// A member decoded on its own, absent or `null` as `Some(None)`; `None` when its decoding
+    /// fails, so that the whole params' decoding says what is wrong, in its own words.
+    pub fn decode<T: serde::Deserialize<'a>>(piece: Option<&'a str>) -> Option<Option<T>> {
+        match piece {
+            None => Some(None),
+            Some(text) => serde_json::from_str(text).ok(),
+        }
     }
 }
 
@@ -237,6 +333,10 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                 "name" => once(&mut members.name, map.next_value()?, "name")?,
                 "uri" => once(&mut members.uri, map.next_value()?, "uri")?,
                 "arguments" => once(&mut members.arguments, map.next_value()?, "arguments")?,
+                "inputResponses" => {
+                    let raw = map.next_value()?;
+                    members.input_responses_twice |= members.input_responses.replace(raw).is_some();
+                }
                 "requestState" => {
                     let raw: &RawValue = map.next_value()?;
                     // Twice is not a token either: no reader picks one of the two.

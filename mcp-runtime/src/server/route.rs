@@ -16,6 +16,7 @@ use super::extension::ExtendedOutcome;
 use super::gate::{GateInput, StateField, admit};
 use super::handlers::Handler;
 use super::middleware::{McpRequest, Pending, Stack};
+use super::preread::Layout;
 use super::refusal;
 use super::sealing::MultiRoundParams;
 
@@ -52,8 +53,9 @@ impl Server {
         match self.inner.middleware.as_ref().filter(layered) {
             None => {
                 let params = params.as_deref();
-                let (ctx, state) = self.admit_request(id, method, params, &mut exchange)?;
-                self.routed(id, method, params, exchange, ctx, state).await
+                let (ctx, state, layout) = self.admit_request(id, method, params, &mut exchange)?;
+                self.routed(id, method, params, exchange, ctx, state, layout)
+                    .await
             }
             Some(stack) => {
                 self.through_middleware(stack, id.clone(), method.to_owned(), params, exchange)
@@ -72,7 +74,8 @@ impl Server {
         params: Option<Box<RawValue>>,
         mut exchange: Exchange,
     ) -> Result<String, McpError> {
-        let (ctx, state) = self.admit_request(&id, &method, params.as_deref(), &mut exchange)?;
+        // A layer may hand on other params than these: their layout is not carried past it.
+        let (ctx, state, _) = self.admit_request(&id, &method, params.as_deref(), &mut exchange)?;
         let pending = Pending {
             server: self.clone(),
             exchange,
@@ -84,14 +87,15 @@ impl Server {
             .await
     }
 
-    /// The gate's verdict on a request: its context, and the `requestState` it carries.
+    /// The gate's verdict on a request: its context, the `requestState` it carries, and where
+    /// in `params` their members lie.
     fn admit_request(
         &self,
         id: &RequestId,
         method: &str,
         params: Option<&RawValue>,
         exchange: &mut Exchange,
-    ) -> Result<(Context, StateField), McpError> {
+    ) -> Result<(Context, StateField, Layout), McpError> {
         if method.starts_with("notifications/") {
             return Err(McpError::invalid_request(format!(
                 "{method} is a notification and must not carry an id"
@@ -101,11 +105,18 @@ impl Server {
             Some(preparsed) => preparsed.into_input(),
             None => GateInput::read(params)?,
         };
+        let layout = input.layout;
         let (admitted, state) = admit(method, input, &exchange.connection)?;
-        Ok((Context::new(id.clone(), admitted, exchange, self), state))
+        Ok((
+            Context::new(id.clone(), admitted, exchange, self),
+            state,
+            layout,
+        ))
     }
 
-    /// An admitted request, routed by method to its handler.
+    /// An admitted request, routed by method to its handler. `layout` is where the gate found
+    /// the members of these very `params` (the default when it is not known).
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn routed(
         &self,
         id: &RequestId,
@@ -114,6 +125,7 @@ impl Server {
         exchange: Exchange,
         ctx: Context,
         state: StateField,
+        layout: Layout,
     ) -> Result<String, McpError> {
         // Past this server's own layers, so they see the requests of its mounted servers too.
         if let Some(target) = self.mount_target(method, params) {
@@ -169,18 +181,30 @@ impl Server {
             }
             methods::TOOLS_CALL => {
                 let handler = h.call_tool.as_ref();
-                self.multi_round(id, ctx, params, state, handler, method)
-                    .await
+                let read = Read {
+                    params,
+                    state,
+                    layout,
+                };
+                self.multi_round(id, ctx, read, handler, method).await
             }
             methods::PROMPTS_GET => {
                 let handler = h.get_prompt.as_ref();
-                self.multi_round(id, ctx, params, state, handler, method)
-                    .await
+                let read = Read {
+                    params,
+                    state,
+                    layout,
+                };
+                self.multi_round(id, ctx, read, handler, method).await
             }
             methods::RESOURCES_READ => {
                 let handler = h.read_resource.as_ref();
-                self.multi_round(id, ctx, params, state, handler, method)
-                    .await
+                let read = Read {
+                    params,
+                    state,
+                    layout,
+                };
+                self.multi_round(id, ctx, read, handler, method).await
             }
             _ => {
                 if let Some(refusal) = self.unowned_task(method, params, &ctx) {
@@ -217,8 +241,7 @@ impl Server {
         &self,
         id: &RequestId,
         ctx: Context,
-        params: Option<&RawValue>,
-        state: StateField,
+        read: Read<'_>,
         handler: Option<&Handler<P, ExtendedOutcome<R>>>,
         method: &str,
     ) -> Result<String, McpError>
@@ -226,10 +249,17 @@ impl Server {
         P: DeserializeOwned + MultiRoundParams,
         R: WireResult,
     {
+        let Read {
+            params,
+            state,
+            layout,
+        } = read;
         let handler = handler.ok_or_else(|| McpError::method_not_found(method))?;
         let identity = ctx.identity_handle();
         let identity = identity.as_deref();
-        let mut decoded: P = match decode_params(params) {
+        let pieces = layout.pieces(params);
+        let from_pieces = pieces.as_ref().and_then(P::from_pieces);
+        let mut decoded: P = match from_pieces.map_or_else(|| decode_params(params), Ok) {
             Ok(decoded) => decoded,
             Err(error) => {
                 return Err(self.state_error_first(state, method, params, identity, error));
@@ -264,10 +294,14 @@ impl Server {
                 let mut ask = check_input_required(ask, generation, capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {
                     // A first round has not needed the binding yet; the handler owns the
-                    // decoded params now, so they are read again (only when state is sealed).
+                    // decoded params now, so the members it is made of are read again (only
+                    // when state is sealed).
                     let binding = match binding {
                         Some(binding) => binding,
-                        None => decode_params::<P>(params)?.binding(method),
+                        None => match pieces.as_ref().and_then(|p| P::binding_of(p, method)) {
+                            Some(binding) => binding,
+                            None => decode_params::<P>(params)?.binding(method),
+                        },
                     };
                     let sealed = self.seal_state(plaintext, &binding, method, identity)?;
                     ask.request_state = Some(sealed);
@@ -287,6 +321,13 @@ impl Server {
         result.fill(self.result_fields(generation));
         result_line(id, &result)
     }
+}
+
+/// A multi-round request's params as the gate read them.
+struct Read<'a> {
+    params: Option<&'a RawValue>,
+    state: StateField,
+    layout: Layout,
 }
 
 /// What a handler may ask of the client on this wire, with these declared capabilities.

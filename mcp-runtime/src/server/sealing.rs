@@ -5,23 +5,46 @@ use serde_json::value::RawValue;
 
 use crate::identity::Identity;
 use crate::protocol::canonical::write_str;
-use crate::protocol::{CallToolParams, GetPromptParams, McpError, ReadResourceParams};
+use crate::protocol::{CallToolParams, GetPromptParams, JsonObject, McpError, ReadResourceParams};
 use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
 use super::gate::StateField;
+use super::preread::Pieces;
 
 /// The params of a method that may take several rounds (`tools/call`, `prompts/get`,
 /// `resources/read`): what their state is bound to, and the plaintext `requestState` slot the
 /// handler reads.
-pub(super) trait MultiRoundParams {
+pub(super) trait MultiRoundParams: Sized {
     fn binding(&self, method: &str) -> RequestBinding;
     fn set_request_state(&mut self, state: Option<String>);
+    /// The params decoded from their members alone, each once; `None` for the whole params'
+    /// decoding to judge (and word the error): a member missing or that does not decode.
+    fn from_pieces(pieces: &Pieces<'_>) -> Option<Self>;
+    /// The binding, decoding only the members it is made of.
+    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding>;
 }
 
 impl MultiRoundParams for CallToolParams {
     fn binding(&self, method: &str) -> RequestBinding {
         RequestBinding::with_object(method, &*self.name, self.arguments.as_ref())
+    }
+    fn from_pieces(pieces: &Pieces<'_>) -> Option<Self> {
+        Some(Self {
+            name: Pieces::decode(pieces.name)??,
+            arguments: Pieces::decode(pieces.arguments)?,
+            input_responses: Pieces::decode(pieces.input_responses)?,
+            request_state: None,
+        })
+    }
+    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        let name: String = Pieces::decode(pieces.name)??;
+        let arguments: Option<JsonObject> = Pieces::decode(pieces.arguments)?;
+        Some(RequestBinding::with_object(
+            method,
+            &name,
+            arguments.as_ref(),
+        ))
     }
     fn set_request_state(&mut self, state: Option<String>) {
         self.request_state = state;
@@ -29,6 +52,22 @@ impl MultiRoundParams for CallToolParams {
 }
 
 impl MultiRoundParams for GetPromptParams {
+    fn from_pieces(pieces: &Pieces<'_>) -> Option<Self> {
+        Some(Self {
+            name: Pieces::decode(pieces.name)??,
+            arguments: Pieces::decode(pieces.arguments)?,
+            input_responses: Pieces::decode(pieces.input_responses)?,
+            request_state: None,
+        })
+    }
+    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        let params = Self {
+            name: Pieces::decode(pieces.name)??,
+            arguments: Pieces::decode(pieces.arguments)?,
+            ..Self::default()
+        };
+        Some(params.binding(method))
+    }
     fn binding(&self, method: &str) -> RequestBinding {
         RequestBinding::with_arguments(method, &*self.name, |json| {
             let Some(arguments) = self.arguments.as_ref().filter(|a| !a.is_empty()) else {
@@ -57,6 +96,17 @@ impl MultiRoundParams for ReadResourceParams {
     fn binding(&self, method: &str) -> RequestBinding {
         // Resources have no arguments; the URI is the whole request.
         RequestBinding::new(method, &*self.uri, None)
+    }
+    fn from_pieces(pieces: &Pieces<'_>) -> Option<Self> {
+        Some(Self {
+            uri: Pieces::decode(pieces.uri)??,
+            input_responses: Pieces::decode(pieces.input_responses)?,
+            request_state: None,
+        })
+    }
+    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        let uri: String = Pieces::decode(pieces.uri)??;
+        Some(RequestBinding::new(method, &uri, None))
     }
     fn set_request_state(&mut self, state: Option<String>) {
         self.request_state = state;
@@ -158,6 +208,7 @@ impl Server {
 mod tests {
     use serde_json::json;
 
+    use super::super::gate::GateInput;
     use super::*;
 
     #[test]
@@ -188,5 +239,77 @@ mod tests {
             read.binding("resources/read"),
             RequestBinding::new("resources/read", "x://y", None)
         );
+    }
+
+    /// Params decoded from the members the gate found are the params decoded whole, or not
+    /// decoded at all (so the whole decoding words the error), and bind alike.
+    fn decodes_as_a_whole<P>(method: &str, params: &str)
+    where
+        P: MultiRoundParams + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let raw = RawValue::from_string(params.to_owned()).expect("raw");
+        let Ok(input) = GateInput::read(Some(&raw)) else {
+            return;
+        };
+        // No layout: the whole params are decoded, as before there was one.
+        let Some(pieces) = input.layout.pieces(Some(&raw)) else {
+            return;
+        };
+        let whole = crate::protocol::decode_params::<P>(Some(&raw));
+        match (P::from_pieces(&pieces), &whole) {
+            (Some(from_pieces), Ok(whole)) => assert_eq!(&from_pieces, whole, "{params}"),
+            (Some(from_pieces), Err(e)) => {
+                panic!("{params}: {from_pieces:?} from the members, {e:?} whole")
+            }
+            (None, _) => {}
+        }
+        if let Ok(whole) = whole {
+            assert_eq!(
+                P::binding_of(&pieces, method),
+                Some(whole.binding(method)),
+                "{params}"
+            );
+        }
+    }
+
+    #[test]
+    fn params_decoded_from_their_members_are_the_params_decoded_whole() {
+        const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        for params in [
+            format!(r#"{{"name":"t","arguments":{{"b":[2],"a":"x"}},{META}}}"#),
+            format!(r#"{{{META},"requestState":"v1.abc","name":"t"}}"#),
+            r#"{"name":"t","arguments":{"a":1},"inputResponses":{"r":{"action":"decline"}}}"#
+                .to_owned(),
+            r#"{"name":"t\u0041","arguments":{"k":"v"},"other":[1,{"x":2}]}"#.to_owned(),
+            r#"{"name":"t","arguments":null,"inputResponses":null}"#.to_owned(),
+            r#"{"name":"t","inputResponses":{},"inputResponses":{"r":{}}}"#.to_owned(),
+            r#"{"name":7}"#.to_owned(),
+            r#"{"arguments":{}}"#.to_owned(),
+            r#"{"name":"t","arguments":[1]}"#.to_owned(),
+            r#"{"name":"t","arguments":{"a":"1"},"inputResponses":[]}"#.to_owned(),
+            r#"{"uri":"x://y","inputResponses":{"r":{"action":"accept","content":{}}}}"#.to_owned(),
+            r#"{"uri":1}"#.to_owned(),
+        ] {
+            decodes_as_a_whole::<CallToolParams>("tools/call", &params);
+            decodes_as_a_whole::<GetPromptParams>("prompts/get", &params);
+            decodes_as_a_whole::<ReadResourceParams>("resources/read", &params);
+        }
+    }
+
+    #[test]
+    fn a_layout_is_used_only_on_the_text_it_was_read_from() {
+        let params = r#"{"name":"t","arguments":{"a":1}}"#;
+        let raw = RawValue::from_string(params.to_owned()).expect("raw");
+        let input = GateInput::read(Some(&raw)).expect("readable");
+        let twin = RawValue::from_string(params.to_owned()).expect("raw");
+        assert!(input.layout.pieces(Some(&twin)).is_none());
+        assert!(input.layout.pieces(None).is_none());
+        let pieces = input.layout.pieces(Some(&raw)).expect("its own text");
+        assert_eq!(pieces.arguments, Some(r#"{"a":1}"#));
+        // Twice is for the typed decoding to refuse: no layout then.
+        let twice = RawValue::from_string(r#"{"inputResponses":{},"inputResponses":{}}"#.into())
+            .expect("raw");
+        let input = GateInput::read(Some(&twice)).expect("readable");
+        assert!(input.layout.pieces(Some(&twice)).is_none());
     }
 }

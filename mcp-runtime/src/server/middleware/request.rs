@@ -11,6 +11,7 @@ use crate::server::Server;
 use crate::server::answer::Exchange;
 use crate::server::context::Context;
 use crate::server::gate::StateField;
+use crate::server::preread::Layout;
 
 /// One MCP request on its way through the middleware: decoded, admitted by the generation
 /// gate, its caller verified, its handler not yet run.
@@ -114,7 +115,15 @@ impl McpRequest {
             state,
         } = pending;
         server
-            .routed(&id, &method, params.as_deref(), exchange, ctx, state)
+            .routed(
+                &id,
+                &method,
+                params.as_deref(),
+                exchange,
+                ctx,
+                state,
+                Layout::default(),
+            )
             .await
     }
 }
