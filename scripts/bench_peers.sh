@@ -29,7 +29,7 @@ CHARTS=0
 DURATION_SET=0
 WARMUP_SET=0
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; DURATION_SET=1; shift 2 ;;
@@ -54,6 +54,9 @@ fi
 for conc in $CONCS; do
   [[ "$conc" =~ ^[1-9][0-9]*$ ]] || { echo "--concs takes positive integers, not $conc" >&2; exit 2; }
 done
+if [ "$CHARTS" = 1 ] && [ "$(wc -w <<<"$CONCS")" -lt 3 ]; then
+  echo "--charts redraws the committed charts from only \"$CONCS\"; they are meant for --sweep" >&2
+fi
 
 OUT="$ROOT/target/bench-results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
