@@ -23,7 +23,7 @@ from pathlib import Path
 
 # (bucket, where it must not be empty, regex on one frame's demangled name). The specific rows
 # come first: the innermost frame on the stack that one of them names decides. Only a stack that
-# none of them names goes by the catch-alls below GENERIC (the innermost frame they name), so a
+# none of them names goes by the catch-alls in GENERIC (the innermost frame they name), so a
 # serde visitor of the runtime called from the gate is the gate's. Within one frame, the first
 # row that matches decides.
 BUCKETS = [
