@@ -1,44 +1,68 @@
 #!/usr/bin/env bash
-# The load benchmark (BENCHMARKS.md): our bench_server, the rmcp 3.11.0 peer and the Python SDK
-# 2.3.0 peer, one after the other in this one invocation, each pinned to CPU 1 with mcpload on
-# CPU 0. Per peer: startup to first answered echo, then echo and mrtr at concurrency 1 and 32
-# (warm-up run + measured run each), server CPU per op, peak RSS. Prints the tables and the
-# ratios, and keeps everything under target/bench-results/<timestamp>/.
+# The load benchmark (BENCHMARKS.md): our bench_server, the rmcp 3.11.0 peer, the Python SDK
+# 2.3.0 peer and the floor (bare axum + serde_json, no MCP), one after the other in this one
+# invocation, each pinned to CPU 1 with mcpload on CPU 0. Per peer: startup to first answered
+# echo, then echo and mrtr at concurrency 1 and 32 (warm-up run + measured run each), server CPU
+# per op, peak RSS. Prints the tables and the ratios, keeps everything under
+# target/bench-results/<timestamp>/, and draws the charts there (charts/*.svg).
 #
-#   scripts/bench_peers.sh [--duration SECS] [--warmup SECS] [--peers "mcp rmcp py"] [--repeat N]
+#   scripts/bench_peers.sh [--duration SECS] [--warmup SECS] [--peers "mcp rmcp py floor"]
+#                          [--repeat N] [--concs "1 32"] [--sweep] [--charts]
 #
 # --repeat N runs the whole round (every peer, every run, servers restarted) N times back to
 # back, even rounds in reverse peer order; the report then gives medians, with the min-max of
-# ops/s.
+# ops/s. --concs sets the concurrencies; --sweep is --concs "1 2 4 8 16 32 64 128 256" with
+# 1 s of warm-up and 4 s per run unless --warmup/--duration say otherwise (4 peers: about 7
+# min). --charts also writes the charts into benches/charts/, the ones BENCHMARKS.md shows.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DURATION=10
 WARMUP=2
-PEERS="mcp rmcp py"
+PEERS="mcp rmcp py floor"
 REPEAT=1
 SCENARIOS="echo mrtr"
 CONCS="1 32"
+SWEEP_CONCS="1 2 4 8 16 32 64 128 256"
+SWEEP=0
+CHARTS=0
+DURATION_SET=0
+WARMUP_SET=0
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --duration) DURATION="$2"; shift 2 ;;
-    --warmup) WARMUP="$2"; shift 2 ;;
+    --duration) DURATION="$2"; DURATION_SET=1; shift 2 ;;
+    --warmup) WARMUP="$2"; WARMUP_SET=1; shift 2 ;;
     --peers) PEERS="$2"; shift 2 ;;
     --repeat) REPEAT="$2"; shift 2 ;;
+    --concs) CONCS="$2"; shift 2 ;;
+    --sweep) SWEEP=1; shift ;;
+    --charts) CHARTS=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for peer in $PEERS; do
-  case "$peer" in mcp|rmcp|py) ;; *) echo "unknown peer $peer (mcp, rmcp, py)" >&2; exit 2 ;; esac
+  case "$peer" in mcp|rmcp|py|floor) ;; *) echo "unknown peer $peer (mcp, rmcp, py, floor)" >&2; exit 2 ;; esac
 done
+if [ "$SWEEP" = 1 ]; then
+  CONCS="$SWEEP_CONCS"
+  [ "$DURATION_SET" = 1 ] || DURATION=4
+  [ "$WARMUP_SET" = 1 ] || WARMUP=1
+fi
+for conc in $CONCS; do
+  [[ "$conc" =~ ^[1-9][0-9]*$ ]] || { echo "--concs takes positive integers, not $conc" >&2; exit 2; }
+done
+if [ "$CHARTS" = 1 ] && [ "$(wc -w <<<"$CONCS")" -lt 3 ]; then
+  echo "--charts redraws the committed charts from only \"$CONCS\"; they are meant for --sweep" >&2
+fi
 
 OUT="$ROOT/target/bench-results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 LOADGEN="$ROOT/target/bench-load/release/mcpload"
 RMCP_PEER="$ROOT/target/bench-rmcp/release/rmcp-peer"
+FLOOR_PEER="$ROOT/target/bench-floor/release/floor-peer"
 OURS="$ROOT/target/release/examples/bench_server"
 PYTHON="$ROOT/.venv/bin/python"
 
@@ -63,6 +87,7 @@ for peer in $PEERS; do
     mcp) (cd "$ROOT" && cargo build --quiet --release --locked --example bench_server) ;;
     rmcp) cargo build --quiet --release --locked --manifest-path "$ROOT/benches/peers/rmcp/Cargo.toml" --target-dir "$ROOT/target/bench-rmcp" ;;
     py) "$ROOT/scripts/python-venv.sh" >&2 ;;
+    floor) cargo build --quiet --release --locked --manifest-path "$ROOT/benches/peers/floor/Cargo.toml" --target-dir "$ROOT/target/bench-floor" ;;
   esac
 done
 
@@ -95,13 +120,14 @@ server_command() {
     mcp) echo "$OURS --port $2" ;;
     rmcp) echo "$RMCP_PEER --port $2" ;;
     py) echo "$PYTHON $ROOT/benches/peers/python/server.py --port $2" ;;
+    floor) echo "$FLOOR_PEER --port $2" ;;
   esac
 }
 
 # ---- what ran, where ---------------------------------------------------------------------------
 {
   echo "date: $(date -Iseconds)"
-  echo "command: scripts/bench_peers.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\" --repeat $REPEAT"
+  echo "command: scripts/bench_peers.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\" --repeat $REPEAT --concs \"$CONCS\""
   echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
   echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
   echo "rustc: $(rustc --version)"
@@ -160,6 +186,10 @@ done
 
 echo "loadavg at end: $(loadavg)" >>"$OUT/meta.txt"
 python3 "$ROOT/scripts/bench_report.py" "$OUT" | tee "$OUT/report.md"
+python3 "$ROOT/scripts/bench_charts.py" load "$OUT" --out "$OUT/charts" >&2
+if [ "$CHARTS" = 1 ]; then
+  python3 "$ROOT/scripts/bench_charts.py" load "$OUT" --out "$ROOT/benches/charts" >&2
+fi
 errors="$(jq -s 'map(.errors) | add' "$OUT/runs.jsonl")"
 if [ "$errors" != "0" ]; then
   echo "$errors errors in the runs (see $OUT/mcpload.log)" >&2
