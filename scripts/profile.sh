@@ -31,7 +31,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
-target=${CARGO_TARGET_DIR:-target}
+# Its own target dir: a build with line tables is bigger in memory, and must never be the one
+# the load benchmark (scripts/bench_peers.sh) measures.
+target=${CARGO_TARGET_DIR:-target/profile-build}
+export CARGO_TARGET_DIR=$target
 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
   cargo build --release --example bench_server --example profile_exchange
 cargo build --release --locked --manifest-path benches/peers/floor/Cargo.toml --target-dir target/bench-floor
