@@ -9,11 +9,19 @@
 //! Either store holds up to [`MAX_TASKS`] tasks, not the default 100,000: a benchmark creates
 //! more than that within the default ttl of an hour.
 //!
+//! With `--auth` every request needs an ES256 JWT access token of the benchmark's test issuer
+//! with the scope `mcp` (`support/bench_auth.rs`); verified tokens are remembered, as by
+//! default, unless `--no-token-cache` is given too. `--mint-token` prints such a token and exits.
+//!
 //! ```sh
 //! cargo run --release --example bench_server -- --port 8000
+//! cargo run --release --example bench_server -- --port 8000 --auth [--no-token-cache]
+//! cargo run --release --example bench_server -- --mint-token
 //! cargo run --release --example bench_server --features redis -- --port 8001 --redis redis://127.0.0.1:6379
 //! ```
 
+#[path = "support/bench_auth.rs"]
+mod bench_auth;
 #[path = "support/bench_tools.rs"]
 mod bench_tools;
 #[path = "support/logging.rs"]
@@ -58,29 +66,72 @@ fn task_limits() -> TaskLimits {
     limits
 }
 
-const USAGE: &str = "usage: bench_server --port PORT [--redis URL]";
+const USAGE: &str = "usage: bench_server --port PORT [--redis URL] [--auth [--no-token-cache]]\n       bench_server --mint-token";
+
+/// What the command line asks for.
+struct Options {
+    port: u16,
+    redis: Option<String>,
+    auth: bool,
+    token_cache: bool,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> anyhow::Result<Self> {
+        let mut options = Options {
+            port: 0,
+            redis: None,
+            auth: false,
+            token_cache: true,
+        };
+        let mut rest = args.iter();
+        let mut port = None;
+        while let Some(flag) = rest.next() {
+            let mut value = || {
+                rest.next()
+                    .ok_or_else(|| anyhow::anyhow!("{flag} needs a value\n{USAGE}"))
+            };
+            match flag.as_str() {
+                "--port" => port = Some(value()?.parse()?),
+                "--redis" => options.redis = Some(value()?.clone()),
+                "--auth" => options.auth = true,
+                "--no-token-cache" => options.token_cache = false,
+                _ => anyhow::bail!(USAGE),
+            }
+        }
+        options.port = port.ok_or_else(|| anyhow::anyhow!(USAGE))?;
+        if !options.token_cache && !options.auth {
+            anyhow::bail!("--no-token-cache goes with --auth\n{USAGE}");
+        }
+        Ok(options)
+    }
+}
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     logging::init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (port, redis): (u16, Option<&str>) =
-        match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-            ["--port", port] => (port.parse()?, None),
-            ["--port", port, "--redis", url] => (port.parse()?, Some(url)),
-            _ => anyhow::bail!(USAGE),
-        };
+    if args == ["--mint-token"] {
+        println!("{}", bench_auth::mint_token()?);
+        return Ok(());
+    }
+    let options = Options::parse(&args)?;
     let server = McpServer::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
         .tools(mcp::tools![echo, provision, touch, job])
         .resources(mcp::resources![counter])
         .state(Touches::default())
         .tasks(Tasks::new(MemoryTaskStore::with_limits(task_limits())));
-    let server = match redis {
+    let server = match &options.redis {
         None => server,
         Some(url) => with_redis(server, url)?,
     };
-    server.serve_http(("127.0.0.1", port)).await?;
+    let server = if options.auth {
+        server.auth(bench_auth::resource_server(options.token_cache)?)
+    } else {
+        server
+    };
+    server.serve_http(("127.0.0.1", options.port)).await?;
     Ok(())
 }
 

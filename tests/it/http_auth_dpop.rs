@@ -400,6 +400,63 @@ async fn a_proof_is_accepted_once() {
     );
 }
 
+/// The endpoint remembers the token it verified (`ResourceServer::jwt` caches by default), but
+/// never the proof: every later request with the same token needs a fresh proof of its own.
+#[tokio::test]
+async fn a_remembered_token_still_needs_a_fresh_proof_every_time() {
+    let s = Endpoint::start(|auth| {
+        assert!(
+            auth.token_cache_settings().is_some(),
+            "JWTs are cached by default"
+        );
+        auth.dpop(DpopPolicy::Allowed)
+    })
+    .await;
+    let (key, thief) = (ClientKey::generate(), ClientKey::generate());
+    let token = s.bound_token(&key);
+    let authorization = format!("DPoP {token}");
+    let first = s.proof(&key, &token);
+    assert_eq!(s.call(&authorization, &[&first]).await.status, 200);
+    let refusals = [
+        (
+            "no proof",
+            s.call(&authorization, &[]).await,
+            "invalid_dpop_proof",
+        ),
+        (
+            "the first proof again",
+            s.call(&authorization, &[&first]).await,
+            "invalid_dpop_proof",
+        ),
+        (
+            "a proof for another token",
+            s.call(&authorization, &[&s.proof(&key, &s.bound_token(&thief))])
+                .await,
+            "invalid_dpop_proof",
+        ),
+        (
+            "a proof by another key",
+            s.call(&authorization, &[&s.proof(&thief, &token)]).await,
+            "invalid_token",
+        ),
+    ];
+    for (what, reply, error) in refusals {
+        assert_eq!(reply.status, 401, "{what}: {reply:?}");
+        assert_eq!(
+            challenges(&reply)[0],
+            s.dpop_challenge(Some(error)),
+            "{what}"
+        );
+    }
+    let as_bearer = s.call(&format!("Bearer {token}"), &[]).await;
+    assert_eq!(as_bearer.status, 401, "{as_bearer:?}");
+    let fresh = s.call(&authorization, &[&s.proof(&key, &token)]).await;
+    assert_eq!(
+        caller(&fresh),
+        json!({"subject": "alice", "jkt": key.thumbprint()})
+    );
+}
+
 #[tokio::test]
 async fn a_proof_by_another_key_than_the_tokens_is_an_invalid_token() {
     let s = allowing().await;

@@ -4,7 +4,9 @@
 //! ```text
 //! mcpload run  --url http://127.0.0.1:PORT/mcp --scenario echo|mrtr --conc N
 //!              [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]
+//!              [--bearer TOKEN]
 //! mcpload wait --url http://127.0.0.1:PORT/mcp [--timeout SECS] [--server-pid PID]
+//!              [--bearer TOKEN]
 //! mcpload fanout --url http://127.0.0.1:PORT/mcp --listeners N [--trigger-url URL]
 //!              [--window W] [--warmup SECS] [--duration SECS] [--peer LABEL] [--server-pid PID]...
 //! mcpload tasks --url http://127.0.0.1:PORT/mcp [--concurrency C] [--seconds SECS]
@@ -16,7 +18,8 @@
 //! checked. An `echo` operation is one `tools/call echo`; an `mrtr` operation is the full
 //! exchange of `provision`: the call, its `input_required` answer, and the retry with
 //! `inputResponses` + `requestState`, timed as one. A failed check counts as an error and is not
-//! timed. The warm-up is a separate run on fresh connections; only the measured run is reported,
+//! timed. With `--bearer`, every request carries `Authorization: Bearer TOKEN` (an
+//! OAuth-protected server). The warm-up is a separate run on fresh connections; only the measured run is reported,
 //! as one JSON line on stdout. With `--server-pid`, the server's CPU time (utime + stime) over
 //! the measured window and its `VmHWM` are reported too. The process exits on its own 30 s
 //! after a run should have ended.
@@ -43,7 +46,7 @@ use bytes::Bytes;
 use hdrhistogram::Histogram;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
-use hyper::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
+use hyper::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HOST, HeaderName, HeaderValue};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use tokio::time::Instant;
@@ -82,7 +85,7 @@ fn main() {
     }
 }
 
-const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]\n       mcpload wait --url URL [--timeout S] [--server-pid PID]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...\n       mcpload tasks --url URL [--concurrency C] [--seconds S] [--warmup S] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]";
+const USAGE: &str = "usage: mcpload run --url URL --scenario echo|mrtr --conc N [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID] [--bearer TOKEN]\n       mcpload wait --url URL [--timeout S] [--server-pid PID] [--bearer TOKEN]\n       mcpload fanout --url URL --listeners N [--trigger-url URL] [--window W] [--warmup S] [--duration S] [--peer LABEL] [--server-pid PID]...\n       mcpload tasks --url URL [--concurrency C] [--seconds S] [--warmup S] [--count N] [--peer LABEL] [--server-pid PID]... [--redis-pid PID]";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Scenario {
@@ -116,6 +119,8 @@ struct Options {
     timeout: f64,
     peer: String,
     server_pid: Option<u32>,
+    /// The access token sent with every request, if any.
+    bearer: Option<String>,
 }
 
 impl Options {
@@ -129,6 +134,7 @@ impl Options {
             timeout: 30.0,
             peer: "unnamed".into(),
             server_pid: None,
+            bearer: None,
         };
         let mut rest = args.iter();
         while let Some(flag) = rest.next() {
@@ -150,6 +156,7 @@ impl Options {
                 "--timeout" => options.timeout = value.parse()?,
                 "--peer" => options.peer = value.clone(),
                 "--server-pid" => options.server_pid = Some(value.parse()?),
+                "--bearer" => options.bearer = Some(value.clone()),
                 other => return Err(format!("unknown option {other}\n{USAGE}").into()),
             }
         }
@@ -174,6 +181,8 @@ struct Target {
     addr: SocketAddr,
     host: HeaderValue,
     path: hyper::Uri,
+    /// `Authorization: Bearer …` for every request, when the server is protected.
+    authorization: Option<HeaderValue>,
 }
 
 impl Target {
@@ -199,7 +208,20 @@ impl Target {
             addr,
             host: HeaderValue::from_str(authority)?,
             path: path.parse()?,
+            authorization: None,
         })
+    }
+
+    /// The target of `options`: its URL, and its bearer token on every request.
+    fn of(options: &Options) -> Result<Self> {
+        let mut target = Target::parse(&options.url)?;
+        if let Some(token) = &options.bearer {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| "--bearer: the token must be printable ASCII")?;
+            value.set_sensitive(true);
+            target.authorization = Some(value);
+        }
+        Ok(target)
     }
 }
 
@@ -320,6 +342,9 @@ fn post(
     headers.insert(MCP_METHOD, HeaderValue::from_static(method));
     if let Some(name) = name {
         headers.insert(MCP_NAME, name);
+    }
+    if let Some(authorization) = &target.authorization {
+        headers.insert(AUTHORIZATION, authorization.clone());
     }
     request
 }
@@ -703,7 +728,7 @@ fn runtime() -> Result<tokio::runtime::Runtime> {
 }
 
 fn run_command(options: Options) -> Result<()> {
-    let target: &'static Target = Box::leak(Box::new(Target::parse(&options.url)?));
+    let target: &'static Target = Box::leak(Box::new(Target::of(&options)?));
     let (scenario, conc) = (options.scenario, options.conc);
     let op: &'static ScenarioOperation = Box::leak(Box::new(ScenarioOperation {
         bodies: Bodies::new(),
@@ -765,7 +790,7 @@ fn round(value: f64, digits: i32) -> f64 {
 }
 
 fn wait_command(options: Options) -> Result<()> {
-    let target = Target::parse(&options.url)?;
+    let target = Target::of(&options)?;
     let bodies = Bodies::new();
     let deadline = Instant::now() + Duration::from_secs_f64(options.timeout);
     let mut attempts = 0u64;
@@ -871,6 +896,31 @@ mod tests {
             value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
             PROTOCOL
         );
+    }
+
+    #[test]
+    fn a_bearer_token_goes_with_every_request() {
+        let mut options = Options::parse(&[
+            "--url".into(),
+            "http://127.0.0.1:8000/mcp".into(),
+            "--bearer".into(),
+            "abc.def".into(),
+        ])
+        .map_err(|e| e.to_string())
+        .expect("options");
+        let target = Target::of(&options)
+            .map_err(|e| e.to_string())
+            .expect("target");
+        let request = post(&target, Bytes::new(), "tools/call", None);
+        assert_eq!(request.headers()[AUTHORIZATION], "Bearer abc.def");
+        options.bearer = None;
+        let target = Target::of(&options)
+            .map_err(|e| e.to_string())
+            .expect("target");
+        let request = post(&target, Bytes::new(), "tools/call", None);
+        assert!(!request.headers().contains_key(AUTHORIZATION));
+        options.bearer = Some("line\nbreak".into());
+        assert!(Target::of(&options).is_err());
     }
 
     #[test]

@@ -217,6 +217,12 @@ impl TokenVerifier for JwtVerifier {
         // A signature check takes microseconds: no need for a blocking pool.
         Box::pin(std::future::ready(self.check(token)))
     }
+
+    /// A JWT's verdict depends on the token and the clock alone (the key is fixed), so
+    /// remembering it until the token expires changes nothing but the cost.
+    fn cache_by_default(&self) -> bool {
+        true
+    }
 }
 
 /// `jsonwebtoken` picks its crypto backend from its features, and finds none when an

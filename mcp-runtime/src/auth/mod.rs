@@ -5,6 +5,8 @@
 //! - [`TokenVerifier`]: the hook that checks an access token and reports the caller's
 //!   [`Identity`]; `JwtVerifier` (feature `jwt`) checks signed JWTs, [`verify_fn`] wraps a
 //!   closure.
+//! - `TokenCache` (feature `http`): how long and how many verified tokens an endpoint
+//!   remembers, so a token sent with every request is verified once.
 //! - `DpopSettings` (features `http` and `jwt`): DPoP-bound tokens (RFC 9449), presented with
 //!   a proof of possession of the key they are bound to.
 //! - [`Identity`]: the verified caller, which handlers read from their context and every sealed
@@ -21,6 +23,9 @@ mod jwt;
 mod metadata;
 #[cfg(feature = "http")]
 mod resource_server;
+// Only an HTTP endpoint verifies tokens, once per request.
+#[cfg(feature = "http")]
+mod token_cache;
 mod verifier;
 
 #[cfg(all(feature = "http", feature = "jwt"))]
@@ -40,6 +45,8 @@ pub use metadata::{InvalidResourceUrl, ProtectedResourceMetadata, WELL_KNOWN_PAT
 pub use resource_server::ResourceServer;
 #[cfg(feature = "http")]
 pub(crate) use resource_server::{Admission, Credentials, Refusal, Scheme};
+#[cfg(feature = "http")]
+pub use token_cache::{DEFAULT_TOKEN_CACHE_CAPACITY, DEFAULT_TOKEN_CACHE_MAX_AGE, TokenCache};
 pub use verifier::{AuthError, FnVerifier, TokenVerifier, VerifyFuture, verify_fn};
 
 pub use crate::identity::Identity;

@@ -4,7 +4,8 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::metadata::{InvalidResourceUrl, ProtectedResourceMetadata, ResourceUrl};
-use super::{AuthError, Identity, TokenVerifier};
+use super::token_cache::VerifiedTokens;
+use super::{AuthError, Identity, TokenCache, TokenVerifier};
 
 /// An MCP endpoint's authorization: which tokens it accepts, which scopes every request needs,
 /// and the RFC 9728 metadata that tells clients where to get a token.
@@ -26,6 +27,12 @@ use super::{AuthError, Identity, TokenVerifier};
 /// and at the form with the endpoint's path appended (`…/oauth-protected-resource/mcp`).
 /// Handlers read the verified caller with `Context::identity`, and every sealed `requestState`
 /// is bound to its client id, issuer and subject.
+///
+/// A token the verifier accepted is remembered for a while ([`TokenCache`]), so a client that
+/// sends the same token on every request has it verified once: by default for verifiers whose
+/// answer depends on the token alone, as `JwtVerifier` ([`TokenVerifier::cache_by_default`]);
+/// [`token_cache`](Self::token_cache) turns it on for others (and sets the revocation window)
+/// and [`no_token_cache`](Self::no_token_cache) off.
 ///
 /// ```
 /// use mcp::auth::{AuthError, Identity, ResourceServer, verify_fn};
@@ -49,6 +56,8 @@ use super::{AuthError, Identity, TokenVerifier};
 #[derive(Clone)]
 pub struct ResourceServer {
     verifier: Arc<dyn TokenVerifier>,
+    /// Tokens already verified; shared by clones.
+    cache: Option<Arc<VerifiedTokens>>,
     url: ResourceUrl,
     metadata: ProtectedResourceMetadata,
     required_scopes: Vec<String>,
@@ -119,8 +128,12 @@ impl ResourceServer {
     ) -> Result<Self, InvalidResourceUrl> {
         let resource = resource.into();
         let url = ResourceUrl::parse(&resource)?;
+        let cache = verifier
+            .cache_by_default()
+            .then(|| Arc::new(VerifiedTokens::new(TokenCache::new())));
         Ok(Self {
             verifier: Arc::new(verifier),
+            cache,
             url,
             metadata: ProtectedResourceMetadata {
                 resource,
@@ -212,6 +225,36 @@ impl ResourceServer {
         self.metadata.dpop_bound_access_tokens_required = dpop.requires_bound_tokens();
         self.dpop = Some(dpop);
         self
+    }
+
+    /// Remembers verified tokens as `settings` say, whatever the verifier: each is let through
+    /// without asking the verifier again until it expires or `settings`' max age has passed.
+    /// For a verifier that asks the authorization server, that max age is how late a
+    /// revocation is noticed.
+    pub fn token_cache(mut self, settings: TokenCache) -> Self {
+        self.cache = Some(Arc::new(VerifiedTokens::new(settings)));
+        self
+    }
+
+    /// Verifies every token on every request, even for a verifier that is cached by default.
+    ///
+    /// ```
+    /// use mcp::auth::{JwtKey, ResourceServer};
+    ///
+    /// let key = JwtKey::hmac(b"a-shared-secret-of-at-least-32-bytes!")?;
+    /// let cached = ResourceServer::jwt("https://mcp.example.com/mcp", "https://auth.example.com", key)?;
+    /// assert!(cached.token_cache_settings().is_some());
+    /// assert!(cached.no_token_cache().token_cache_settings().is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn no_token_cache(mut self) -> Self {
+        self.cache = None;
+        self
+    }
+
+    /// How verified tokens are remembered; `None` when every request verifies its token.
+    pub fn token_cache_settings(&self) -> Option<TokenCache> {
+        self.cache.as_ref().map(|cache| cache.settings())
     }
 
     /// Lists another authorization server in the metadata.
@@ -364,8 +407,15 @@ impl ResourceServer {
         })
     }
 
+    /// The token's verification, from the cache when it has the token. Only this is cached:
+    /// the scopes, and for DPoP the proof and its binding to the token, are checked on every
+    /// request by the callers.
     async fn verify(&self, token: &str, scheme: Scheme) -> Result<Identity, Refusal> {
-        match self.verifier.verify(token).await {
+        let verified = match &self.cache {
+            Some(cache) => cache.verify(self.verifier.as_ref(), token).await,
+            None => self.verifier.verify(token).await,
+        };
+        match verified {
             Ok(identity) => Ok(identity),
             Err(AuthError::Invalid(reason)) => {
                 tracing::info!(%reason, ?scheme, "refused an invalid access token");
@@ -402,7 +452,8 @@ impl fmt::Debug for ResourceServer {
         let mut debug = f.debug_struct("ResourceServer");
         debug
             .field("metadata", &self.metadata)
-            .field("required_scopes", &self.required_scopes);
+            .field("required_scopes", &self.required_scopes)
+            .field("token_cache", &self.token_cache_settings());
         #[cfg(feature = "jwt")]
         debug.field("dpop", &self.dpop);
         debug.finish_non_exhaustive()
@@ -413,6 +464,7 @@ impl fmt::Debug for ResourceServer {
 mod tests {
     use super::*;
     use crate::auth::verify_fn;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn server() -> ResourceServer {
         let verifier = verify_fn(|token: String| async move {
@@ -496,6 +548,81 @@ mod tests {
         ));
         assert_eq!(server.dpop_algs(), None);
         assert!(server.takes_bearer());
+    }
+
+    /// A verifier that counts its calls; every token is a reader's.
+    fn counting() -> (Arc<AtomicUsize>, impl TokenVerifier) {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&calls);
+        let verifier = verify_fn(move |_token: String| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            async {
+                Ok(Identity {
+                    scopes: vec!["read".into()],
+                    ..Identity::default()
+                })
+            }
+        });
+        (calls, verifier)
+    }
+
+    fn protecting(verifier: impl TokenVerifier) -> ResourceServer {
+        ResourceServer::new(
+            "https://mcp.example.com/mcp",
+            "https://as.example.com",
+            verifier,
+        )
+        .expect("valid URL")
+    }
+
+    #[tokio::test]
+    async fn other_verifiers_are_cached_only_when_asked_and_scopes_are_checked_each_time() {
+        let (calls, verifier) = counting();
+        let uncached = protecting(verifier);
+        assert_eq!(uncached.token_cache_settings(), None);
+        for _ in 0..2 {
+            assert!(bearer(&uncached, Some("t")).await.is_ok());
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+
+        let (calls, verifier) = counting();
+        let cached = protecting(verifier)
+            .token_cache(TokenCache::new())
+            .require_scopes(["write"]);
+        for _ in 0..3 {
+            assert!(matches!(
+                bearer(&cached, Some("t")).await,
+                Err(Refusal::InsufficientScope(Scheme::Bearer))
+            ));
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        // Clones (one per transport) share what was verified.
+        assert!(bearer(&cached.clone(), Some("t")).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        let (calls, verifier) = counting();
+        let off = protecting(verifier)
+            .token_cache(TokenCache::new())
+            .no_token_cache();
+        for _ in 0..2 {
+            assert!(bearer(&off, Some("t")).await.is_ok());
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[cfg(feature = "jwt")]
+    #[test]
+    fn jwt_verifiers_are_cached_by_default() {
+        let key = || crate::auth::JwtKey::hmac([7u8; 32]).expect("key");
+        let jwt = ResourceServer::jwt(
+            "https://mcp.example.com/mcp",
+            "https://as.example.com",
+            key(),
+        )
+        .expect("valid URL");
+        assert_eq!(jwt.token_cache_settings(), Some(TokenCache::new()));
+        let verifier = crate::auth::JwtVerifier::new(key(), "https://as.example.com", "aud");
+        let shared = protecting(Arc::new(verifier));
+        assert_eq!(shared.token_cache_settings(), Some(TokenCache::new()));
     }
 
     #[test]

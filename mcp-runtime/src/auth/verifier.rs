@@ -41,6 +41,18 @@ pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<Identity, AuthErr
 pub trait TokenVerifier: Send + Sync + 'static {
     /// Verifies `token` (the bearer credential, without the `Bearer ` prefix).
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a>;
+
+    /// Whether a `ResourceServer` puts a `TokenCache` in front of this verifier unless told
+    /// otherwise (`ResourceServer::token_cache`, `ResourceServer::no_token_cache`).
+    ///
+    /// `true` fits a verifier whose answer depends on nothing but the token and the clock, as
+    /// a signature check (`JwtVerifier`): remembering the answer until the token expires then
+    /// changes what it costs, not what it accepts. `false`, the default, fits one that asks
+    /// the authorization server (introspection): there a cache would keep accepting a revoked
+    /// token for up to its max age, a window for the application to choose.
+    fn cache_by_default(&self) -> bool {
+        false
+    }
 }
 
 /// Why a token was not accepted.
@@ -115,5 +127,9 @@ where
 impl<T: TokenVerifier + ?Sized> TokenVerifier for std::sync::Arc<T> {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         (**self).verify(token)
+    }
+
+    fn cache_by_default(&self) -> bool {
+        (**self).cache_by_default()
     }
 }
