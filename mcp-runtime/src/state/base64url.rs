@@ -29,10 +29,11 @@ pub(crate) fn encode(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode_to_string(bytes)
 }
 
-/// Writes the encoding of `bytes` to `out`, which is exactly `encoded_len(bytes.len())` long.
-pub(crate) fn encode_to_slice(bytes: &[u8], out: &mut [u8]) {
+/// Writes the encoding of `bytes` to `out`, which is exactly `encoded_len(bytes.len())` long,
+/// and returns it as text.
+pub(crate) fn encode_to_slice<'a>(bytes: &[u8], out: &'a mut [u8]) -> &'a str {
     debug_assert_eq!(out.len(), encoded_len(bytes.len()));
-    let _ = URL_SAFE_NO_PAD.encode(bytes, Out::from_slice(out));
+    URL_SAFE_NO_PAD.encode_as_str(bytes, Out::from_slice(out))
 }
 
 /// Decodes `text`, or `None` if it is not the one canonical encoding of some bytes.

@@ -147,8 +147,7 @@ pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
         out.push_str(",\"p\":\"");
         // base64url needs no JSON escaping.
         let mut claim = [0u8; PRINCIPAL_CLAIM_LEN];
-        principal_claim(principal, &mut claim);
-        out.extend(claim.iter().map(|&b| char::from(b)));
+        out.push_str(principal_claim(principal, &mut claim));
         out.push('"');
     }
     out.push('}');
@@ -167,25 +166,29 @@ fn write_time(out: &mut String, seconds: f64) {
     let millis = millis as u64;
     // Digit by digit: `write!` and its formatting machinery cost more than the digits.
     let (whole, frac) = (millis / 1000, millis % 1000);
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    // Whole seconds (below 10^12, so at most 12 digits) end at the point, at `POINT`.
+    const POINT: usize = 12;
+    let mut text = [0u8; POINT + 4];
+    let mut at = POINT;
     let mut rest = whole;
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        text[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
-    out.push('.');
+    text[POINT] = b'.';
     let frac = [frac / 100, frac / 10 % 10, frac % 10];
     let kept = frac
         .iter()
         .rposition(|&d| d != 0)
         .map_or(1, |last| last + 1);
-    out.extend(frac[..kept].iter().map(|&d| char::from(b'0' + d as u8)));
+    for (slot, digit) in text[POINT + 1..].iter_mut().zip(&frac[..kept]) {
+        *slot = b'0' + *digit as u8;
+    }
+    out.push_str(std::str::from_utf8(&text[at..=POINT + kept]).expect("ASCII digits"));
 }
 
 /// What a token must match to be accepted.
@@ -239,12 +242,12 @@ pub(crate) fn verify(bytes: Vec<u8>, expect: &Expect<'_>) -> Result<String, Inva
 
 /// `base64url(salt ‖ SHA-256(domain ‖ salt ‖ principal)[..16])` with a fresh salt, so two tokens
 /// of one principal do not reveal that they share it.
-fn principal_claim(principal: &str, out: &mut [u8; PRINCIPAL_CLAIM_LEN]) {
+fn principal_claim<'a>(principal: &str, out: &'a mut [u8; PRINCIPAL_CLAIM_LEN]) -> &'a str {
     let mut raw = [0u8; SALT_LEN + DIGEST_LEN];
     fill_random(&mut raw[..SALT_LEN]);
     let (salt, digest) = raw.split_at_mut(SALT_LEN);
     digest.copy_from_slice(&principal_digest(salt, principal)[..DIGEST_LEN]);
-    base64url::encode_to_slice(&raw, out);
+    base64url::encode_to_slice(&raw, out)
 }
 
 fn principal_matches(claim: &str, principal: &str) -> bool {
@@ -394,11 +397,7 @@ mod tests {
 
     #[test]
     fn two_mints_for_one_principal_differ() {
-        let claim = |principal| {
-            let mut claim = [0u8; PRINCIPAL_CLAIM_LEN];
-            principal_claim(principal, &mut claim);
-            String::from_utf8(claim.to_vec()).expect("base64url")
-        };
+        let claim = |principal| principal_claim(principal, &mut [0; PRINCIPAL_CLAIM_LEN]).to_owned();
         let alice = claim("alice");
         assert_ne!(alice, claim("alice"));
         assert!(principal_matches(&alice, "alice"));

@@ -94,19 +94,7 @@ impl<'a> Reader<'a> {
         self.skip_whitespace();
         if !self.eat_if(b'}') {
             loop {
-                let key = self.string()?;
-                let member = match &*self.text_of(&key)? {
-                    "v" => V,
-                    "iat" => IAT,
-                    "exp" => EXP,
-                    "m" => M,
-                    "t" => T,
-                    "a" => A,
-                    "s" => S,
-                    "aud" => AUD,
-                    "p" => P,
-                    _ => return None,
-                };
+                let member = self.key()?;
                 if seen & member != 0 {
                     return None;
                 }
@@ -151,6 +139,39 @@ impl<'a> Reader<'a> {
             p,
             s: s?,
         })
+    }
+
+    /// The member a key names; `None` for a key no envelope has.
+    fn key(&mut self) -> Option<u16> {
+        // Keys as every writer spells them, without escapes, are matched in place.
+        let (member, len) = match self.bytes.get(self.at..)? {
+            [b'"', b'v', b'"', ..] => (V, 3),
+            [b'"', b'm', b'"', ..] => (M, 3),
+            [b'"', b't', b'"', ..] => (T, 3),
+            [b'"', b'a', b'"', ..] => (A, 3),
+            [b'"', b's', b'"', ..] => (S, 3),
+            [b'"', b'p', b'"', ..] => (P, 3),
+            [b'"', b'i', b'a', b't', b'"', ..] => (IAT, 5),
+            [b'"', b'e', b'x', b'p', b'"', ..] => (EXP, 5),
+            [b'"', b'a', b'u', b'd', b'"', ..] => (AUD, 5),
+            _ => {
+                let key = self.string()?;
+                return match &*self.text_of(&key)? {
+                    "v" => Some(V),
+                    "iat" => Some(IAT),
+                    "exp" => Some(EXP),
+                    "m" => Some(M),
+                    "t" => Some(T),
+                    "a" => Some(A),
+                    "s" => Some(S),
+                    "aud" => Some(AUD),
+                    "p" => Some(P),
+                    _ => None,
+                };
+            }
+        };
+        self.at += len;
+        Some(member)
     }
 
     fn skip_whitespace(&mut self) {
