@@ -77,7 +77,10 @@ mod tests {
             ("foobar", "Zm9vYmFy"),
         ] {
             assert_eq!(encode(plain.as_bytes()), encoded);
-            assert_eq!(decode(encoded.as_bytes()).as_deref(), Some(plain.as_bytes()));
+            assert_eq!(
+                decode(encoded.as_bytes()).as_deref(),
+                Some(plain.as_bytes())
+            );
         }
     }
 

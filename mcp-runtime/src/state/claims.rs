@@ -397,7 +397,8 @@ mod tests {
 
     #[test]
     fn two_mints_for_one_principal_differ() {
-        let claim = |principal| principal_claim(principal, &mut [0; PRINCIPAL_CLAIM_LEN]).to_owned();
+        let claim =
+            |principal| principal_claim(principal, &mut [0; PRINCIPAL_CLAIM_LEN]).to_owned();
         let alice = claim("alice");
         assert_ne!(alice, claim("alice"));
         assert!(principal_matches(&alice, "alice"));

@@ -273,30 +273,40 @@ impl<'a> Reader<'a> {
 }
 
 /// The length of the leading run of bytes a JSON string holds as they are (anything but `"`,
-/// `\` and control characters), checked eight bytes at a time.
+/// `\\` and control characters), checked eight bytes at a time.
 fn plain_len(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Exact for "some byte is below n" (n <= 128): a false mark needs a borrow from a byte
-    // below n, and the bytewise scan after the loop finds the exact spot.
+    // Marks the bytes below n (n <= 128). A false mark needs a borrow from a lower byte, which
+    // is itself marked, so the lowest mark is exact.
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
+    let special = |word: [u8; 8]| {
+        let x = u64::from_le_bytes(word);
+        below(x, 0x20)
+            | below(x ^ (ONES * u64::from(b'"')), 1)
+            | below(x ^ (ONES * u64::from(b'\\')), 1)
+    };
+    let mut chunks = bytes.chunks_exact(8);
     let mut done = 0;
-    for chunk in bytes.chunks_exact(8) {
+    for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word);
-        let special = below(x, 0x20)
-            | below(x ^ (ONES * u64::from(b'"')), 1)
-            | below(x ^ (ONES * u64::from(b'\\')), 1);
-        if special != 0 {
-            break;
+        let mark = special(word);
+        if mark != 0 {
+            return done + (mark.trailing_zeros() / 8) as usize;
         }
         done += 8;
     }
-    done + bytes[done..]
-        .iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .unwrap_or(bytes.len() - done)
+    // The last few bytes, padded with spaces, which a string holds as they are.
+    let tail = chunks.remainder();
+    let mut word = [b' '; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    let mark = special(word);
+    done + if mark != 0 {
+        (mark.trailing_zeros() / 8) as usize
+    } else {
+        tail.len()
+    }
 }
 
 /// The character an escape stands for and how many bytes after its backslash it spans, or
@@ -379,6 +389,22 @@ mod tests {
     }
 
     #[test]
+    fn the_plain_run_stops_at_the_first_byte_a_string_must_escape() {
+        for special in [0u8, 0x1f, b'"', b'\\'] {
+            for len in 1..20 {
+                for at in 0..len {
+                    // Non-ASCII and DEL are held as they are; only `special` ends the run.
+                    let mut bytes: Vec<u8> = (0..len).map(|i| [b'a', 0x7f, 0xc3][i % 3]).collect();
+                    bytes[at] = special;
+                    assert_eq!(plain_len(&bytes), at, "{special:#x} at {at} of {len}");
+                }
+            }
+        }
+        assert_eq!(plain_len(b"abc\x7f\xff"), 5);
+        assert_eq!(plain_len(b""), 0);
+    }
+
+    #[test]
     fn a_genuine_envelope_reads_every_claim() {
         let claims = read(GENUINE).expect("an envelope");
         assert_eq!((claims.v, claims.iat, claims.exp), (1.0, 1000.5, 1600.5));
@@ -392,7 +418,8 @@ mod tests {
 
     #[test]
     fn members_in_any_order_with_whitespace_read_alike() {
-        let text = " {\n\"s\" : \"plain\" ,\t\"exp\":1600.5,\"v\":1.0,\"iat\":1000.5e0, \"m\":null }\r\n";
+        let text =
+            " {\n\"s\" : \"plain\" ,\t\"exp\":1600.5,\"v\":1.0,\"iat\":1000.5e0, \"m\":null }\r\n";
         let claims = read(text).expect("an envelope");
         assert_eq!((claims.v, claims.iat, claims.exp), (1.0, 1000.5, 1600.5));
         assert!(claims.m.is_none() && claims.t.is_none() && claims.p.is_none());
@@ -404,7 +431,10 @@ mod tests {
         let text = r#"{"v":1,"iat":0,"exp":1,"s":"{\"k\":\"\u00e9\ud83d\ude00\\\/\b\f\n\r\t\u0000\"}","\u0074":"\u00e9"}"#;
         let expected = "{\"k\":\"\u{e9}\u{1f600}\\/\u{8}\u{c}\n\r\t\u{0}\"}";
         assert_eq!(state(text).as_deref(), Some(expected));
-        assert_eq!(read(text).expect("an envelope").t.as_deref(), Some("\u{e9}"));
+        assert_eq!(
+            read(text).expect("an envelope").t.as_deref(),
+            Some("\u{e9}")
+        );
         let raw = "{\"v\":1,\"iat\":0,\"exp\":1,\"s\":\"caf\u{e9} \u{1f600}\"}";
         assert_eq!(state(raw).as_deref(), Some("caf\u{e9} \u{1f600}"));
     }
