@@ -506,6 +506,8 @@ mod tests {
             r#"{"v":1,"iat":0,"exp":1,"s":"x","t":nul}"#,
             // unknown and duplicate members, also when a key is spelled with escapes
             r#"{"v":1,"iat":0,"exp":1,"s":"x","x":0}"#,
+            r#"{"v":1,"iat":0,"exp":1,"s":"x","x":"y"}"#,
+            r#"{"v":1,"iat":0,"exp":1,"s":"x","aux":null}"#,
             r#"{"v":1,"iat":0,"exp":1,"s":"x","V":1}"#,
             r#"{"v":1,"iat":0,"exp":1,"s":"x","s":"y"}"#,
             r#"{"v":1,"iat":0,"exp":1,"s":"x","\u0076":1}"#,
