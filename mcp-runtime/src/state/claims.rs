@@ -408,8 +408,8 @@ mod tests {
 
     #[test]
     fn a_positional_array_is_not_an_envelope() {
-        // A derived struct also deserializes from a JSON array, field by field in declaration
-        // order; the envelope is an object, as the Python SDK reads it.
+        // The envelope is an object, as the Python SDK reads it; a serde-derived reader would
+        // also have taken the claims as an array, field by field.
         let b = binding();
         let array = format!(
             r#"[1,1000,1600,"tools/call","provision","{}","plain","svc",null]"#,
