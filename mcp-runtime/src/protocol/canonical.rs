@@ -88,29 +88,41 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
 fn plain_prefix(bytes: &[u8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A byte of `x` is below `n` (n <= 128) when the classic SWAR test sets its high bit.
+    // A byte of `x` is below `n` (n <= 128) when the classic SWAR test sets its high bit. A
+    // false mark needs a borrow from a lower byte, which is itself marked, so the lowest mark
+    // is exact.
     let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    let mut done = 0;
-    for chunk in bytes.chunks_exact(8) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
+    // Control characters, DEL and non-ASCII, quotes, backslashes.
+    let special = |word: [u8; 8]| {
         let x = u64::from_le_bytes(word);
-        // Control characters, DEL and non-ASCII, quotes, backslashes.
-        let special = below(x, 0x20)
+        below(x, 0x20)
             | (x & HIGHS)
             | zero(x ^ (ONES * 0x7f))
             | zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')));
-        if special != 0 {
-            break;
+            | zero(x ^ (ONES * u64::from(b'\\')))
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    let mut done = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let mark = special(word);
+        if mark != 0 {
+            return done + (mark.trailing_zeros() / 8) as usize;
         }
         done += 8;
     }
-    done + bytes[done..]
-        .iter()
-        .position(|&b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
-        .unwrap_or(bytes.len() - done)
+    // The last few bytes, padded with spaces, which need no escaping.
+    let tail = chunks.remainder();
+    let mut word = [b' '; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    let mark = special(word);
+    done + if mark != 0 {
+        (mark.trailing_zeros() / 8) as usize
+    } else {
+        tail.len()
+    }
 }
 
 fn write_number(out: &mut String, n: &Number) {
@@ -241,12 +253,26 @@ mod tests {
             "abcdefgh\u{7f}",
             "abcdefghijk\n",
             "~~~~~~~~ ~~~~~~~~",
+            "ab\"c",
+            "a\u{1}",
+            "\u{1f}~",
         ] {
             let expected = text
                 .bytes()
                 .position(|b| !(b' '..=b'~').contains(&b) || b == b'"' || b == b'\\')
                 .unwrap_or(text.len());
             assert_eq!(plain_prefix(text.as_bytes()), expected, "{text:?}");
+        }
+        // Each kind of byte to escape at every place in and after the first word, with bytes
+        // that need no escaping around it.
+        for special in [0u8, 0x1f, b'"', b'\\', 0x7f, 0x80, 0xff] {
+            for len in 1..20 {
+                for at in 0..len {
+                    let mut bytes = vec![b' '; len];
+                    bytes[at] = special;
+                    assert_eq!(plain_prefix(&bytes), at, "{special:#x} at {at} of {len}");
+                }
+            }
         }
     }
 

@@ -67,7 +67,7 @@ impl StateBoundary {
             .principal(identity)
             .map_err(|_| InvalidRequestState::new("principal binding error"))?;
         claims::verify(
-            &bytes,
+            bytes,
             &Expect {
                 now: (self.security.clock)(),
                 binding,

@@ -4,18 +4,14 @@
 //! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
-use std::borrow::Cow;
-
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::protocol::Text;
-
+use super::base64url;
+use super::claims_reader;
 use super::error::InvalidRequestState;
 use super::random::fill_random;
 use crate::protocol::canonical::{write_float, write_object, write_str, write_value};
@@ -25,6 +21,7 @@ pub(crate) const MAX_FUTURE_SKEW_SECS: f64 = 60.0;
 const PRINCIPAL_DOMAIN: &[u8] = b"mcp/request-state/principal:";
 const SALT_LEN: usize = 8;
 const DIGEST_LEN: usize = 16;
+const PRINCIPAL_CLAIM_LEN: usize = base64url::encoded_len(SALT_LEN + DIGEST_LEN);
 
 /// The request a token is bound to: method, tool or prompt name (or resource URI), and a digest
 /// of the arguments (SHA-256 of their sorted-key canonical JSON). Replaying a token on anything
@@ -102,7 +99,7 @@ impl RequestBinding {
         Self {
             method: method.to_owned(),
             target: target.into(),
-            arguments: URL_SAFE_NO_PAD.encode(&digest[..DIGEST_LEN]),
+            arguments: base64url::encode(&digest[..DIGEST_LEN]),
         }
     }
 }
@@ -147,8 +144,11 @@ pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
         write_str(&mut out, audience);
     }
     if let Some(principal) = mint.principal {
-        out.push_str(",\"p\":");
-        write_str(&mut out, &principal_claim(principal));
+        out.push_str(",\"p\":\"");
+        // base64url needs no JSON escaping.
+        let mut claim = [0u8; PRINCIPAL_CLAIM_LEN];
+        out.push_str(principal_claim(principal, &mut claim));
+        out.push('"');
     }
     out.push('}');
     out.into_bytes()
@@ -166,25 +166,29 @@ fn write_time(out: &mut String, seconds: f64) {
     let millis = millis as u64;
     // Digit by digit: `write!` and its formatting machinery cost more than the digits.
     let (whole, frac) = (millis / 1000, millis % 1000);
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+    // Whole seconds (below 10^12, so at most 12 digits) end at the point, at `POINT`.
+    const POINT: usize = 12;
+    let mut text = [0u8; POINT + 4];
+    let mut at = POINT;
     let mut rest = whole;
     loop {
         at -= 1;
-        digits[at] = b'0' + (rest % 10) as u8;
+        text[at] = b'0' + (rest % 10) as u8;
         rest /= 10;
         if rest == 0 {
             break;
         }
     }
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
-    out.push('.');
+    text[POINT] = b'.';
     let frac = [frac / 100, frac / 10 % 10, frac % 10];
     let kept = frac
         .iter()
         .rposition(|&d| d != 0)
         .map_or(1, |last| last + 1);
-    out.extend(frac[..kept].iter().map(|&d| char::from(b'0' + d as u8)));
+    for (slot, digit) in text[POINT + 1..].iter_mut().zip(&frac[..kept]) {
+        *slot = b'0' + *digit as u8;
+    }
+    out.push_str(std::str::from_utf8(&text[at..=POINT + kept]).expect("ASCII digits"));
 }
 
 /// What a token must match to be accepted.
@@ -195,82 +199,61 @@ pub(crate) struct Expect<'a> {
     pub principal: Option<&'a str>,
 }
 
-/// Checks the claims of an opened token and returns the handler's plaintext.
-pub(crate) fn verify(bytes: &[u8], expect: &Expect<'_>) -> Result<String, InvalidRequestState> {
-    // Borrowed where the JSON has no escapes: opening a token allocates only the plaintext.
-    #[derive(Deserialize)]
-    struct Envelope<'a> {
-        v: f64,
-        iat: f64,
-        exp: f64,
-        #[serde(borrow)]
-        m: Option<Text<'a>>,
-        #[serde(borrow)]
-        t: Option<Text<'a>>,
-        #[serde(borrow)]
-        a: Option<Text<'a>>,
-        #[serde(borrow)]
-        s: Cow<'a, str>,
-        #[serde(borrow)]
-        aud: Option<Text<'a>>,
-        #[serde(borrow)]
-        p: Option<Text<'a>>,
-    }
+/// Checks the claims of an opened token and returns the handler's plaintext, made in the
+/// token's own buffer.
+pub(crate) fn verify(bytes: Vec<u8>, expect: &Expect<'_>) -> Result<String, InvalidRequestState> {
     let reject = InvalidRequestState::new;
-    // A derived struct also reads a JSON array positionally; the envelope is only ever an
-    // object, which is all the Python SDK accepts.
-    if bytes.trim_ascii_start().first() != Some(&b'{') {
-        return Err(reject("malformed"));
-    }
-    let claims: Envelope = serde_json::from_slice(bytes).map_err(|_| reject("malformed"))?;
-    // JSON numbers are never NaN, so these comparisons cannot be dodged.
-    if claims.v != 1.0 {
-        return Err(reject("malformed"));
-    }
-    if claims.iat > expect.now + MAX_FUTURE_SKEW_SECS {
-        return Err(reject("minted in the future"));
-    }
-    if expect.now >= claims.exp {
-        return Err(reject("expired"));
-    }
-    let binding = expect.binding;
-    let bound = claims.m.as_deref() == Some(binding.method.as_str())
-        && claims.t.as_deref() == Some(binding.target.as_str())
-        && claims.a.as_deref() == Some(binding.arguments.as_str());
-    if !bound {
-        return Err(reject("request binding"));
-    }
-    if claims.aud.as_deref() != expect.audience {
-        return Err(reject("audience"));
-    }
-    match (claims.p.as_deref(), expect.principal) {
-        (None, None) => {}
-        (Some(claim), Some(principal)) => {
-            if !principal_matches(claim, principal) {
-                return Err(reject("principal"));
-            }
+    let state = {
+        let text = std::str::from_utf8(&bytes).map_err(|_| reject("malformed"))?;
+        let claims = claims_reader::read(text).ok_or_else(|| reject("malformed"))?;
+        // JSON numbers are never NaN, so these comparisons cannot be dodged.
+        if claims.v != 1.0 {
+            return Err(reject("malformed"));
         }
-        _ => return Err(reject("principal drift")),
-    }
-    Ok(claims.s.into_owned())
+        if claims.iat > expect.now + MAX_FUTURE_SKEW_SECS {
+            return Err(reject("minted in the future"));
+        }
+        if expect.now >= claims.exp {
+            return Err(reject("expired"));
+        }
+        let binding = expect.binding;
+        let bound = claims.m.as_deref() == Some(binding.method.as_str())
+            && claims.t.as_deref() == Some(binding.target.as_str())
+            && claims.a.as_deref() == Some(binding.arguments.as_str());
+        if !bound {
+            return Err(reject("request binding"));
+        }
+        if claims.aud.as_deref() != expect.audience {
+            return Err(reject("audience"));
+        }
+        match (claims.p.as_deref(), expect.principal) {
+            (None, None) => {}
+            (Some(claim), Some(principal)) => {
+                if !principal_matches(claim, principal) {
+                    return Err(reject("principal"));
+                }
+            }
+            _ => return Err(reject("principal drift")),
+        }
+        claims.s
+    };
+    state.into_string(bytes).ok_or_else(|| reject("malformed"))
 }
 
 /// `base64url(salt ‖ SHA-256(domain ‖ salt ‖ principal)[..16])` with a fresh salt, so two tokens
 /// of one principal do not reveal that they share it.
-fn principal_claim(principal: &str) -> String {
+fn principal_claim<'a>(principal: &str, out: &'a mut [u8; PRINCIPAL_CLAIM_LEN]) -> &'a str {
     let mut raw = [0u8; SALT_LEN + DIGEST_LEN];
     fill_random(&mut raw[..SALT_LEN]);
     let (salt, digest) = raw.split_at_mut(SALT_LEN);
     digest.copy_from_slice(&principal_digest(salt, principal)[..DIGEST_LEN]);
-    URL_SAFE_NO_PAD.encode(raw)
+    base64url::encode_to_slice(&raw, out)
 }
 
 fn principal_matches(claim: &str, principal: &str) -> bool {
     // Decoded on the stack: only an encoding of exactly salt ‖ digest fills it.
     let mut raw = [0u8; SALT_LEN + DIGEST_LEN];
-    if claim.len() != (SALT_LEN + DIGEST_LEN).div_ceil(3) * 4
-        || URL_SAFE_NO_PAD.decode_slice(claim, &mut raw) != Ok(raw.len())
-    {
+    if base64url::decode_to_slice(claim.as_bytes(), &mut raw).is_none() {
         return false;
     }
     let (salt, digest) = raw.split_at(SALT_LEN);
@@ -364,10 +347,10 @@ mod tests {
         let bytes = encode(&mint, "plain");
         let mut ok = expect(&b, 1000.0);
         ok.principal = Some("alice");
-        assert_eq!(verify(&bytes, &ok).expect("valid"), "plain");
+        assert_eq!(verify(bytes.clone(), &ok).expect("valid"), "plain");
 
         let reason = |e: Expect<'_>| {
-            verify(&bytes, &e)
+            verify(bytes.clone(), &e)
                 .expect_err("rejected")
                 .reason()
                 .to_owned()
@@ -414,27 +397,32 @@ mod tests {
 
     #[test]
     fn two_mints_for_one_principal_differ() {
-        assert_ne!(principal_claim("alice"), principal_claim("alice"));
-        assert!(principal_matches(&principal_claim("alice"), "alice"));
+        let claim =
+            |principal| principal_claim(principal, &mut [0; PRINCIPAL_CLAIM_LEN]).to_owned();
+        let alice = claim("alice");
+        assert_ne!(alice, claim("alice"));
+        assert!(principal_matches(&alice, "alice"));
+        assert!(!principal_matches(&alice, "bob"));
+        assert!(!principal_matches(&alice[1..], "alice"));
     }
 
     #[test]
     fn a_positional_array_is_not_an_envelope() {
-        // A derived struct also deserializes from a JSON array, field by field in declaration
-        // order; the envelope is an object, as the Python SDK reads it.
+        // The envelope is an object, as the Python SDK reads it; a serde-derived reader would
+        // also have taken the claims as an array, field by field.
         let b = binding();
         let array = format!(
             r#"[1,1000,1600,"tools/call","provision","{}","plain","svc",null]"#,
             b.arguments
         );
-        let err = verify(array.as_bytes(), &expect(&b, 1000.0)).expect_err("rejected");
+        let err = verify(array.into_bytes(), &expect(&b, 1000.0)).expect_err("rejected");
         assert_eq!(err.reason(), "malformed");
         let object = format!(
             r#" {{"v":1,"iat":1000,"exp":1600,"m":"tools/call","t":"provision","a":"{}","s":"plain","aud":"svc"}}"#,
             b.arguments
         );
         assert_eq!(
-            verify(object.as_bytes(), &expect(&b, 1000.0)).as_deref(),
+            verify(object.into_bytes(), &expect(&b, 1000.0)).as_deref(),
             Ok("plain")
         );
     }
@@ -448,7 +436,7 @@ mod tests {
             br#"{"v":2,"iat":1,"exp":9e9,"s":""}"#,
             b"[1]",
         ] {
-            let err = verify(bytes, &expect(&b, 1000.0)).expect_err("rejected");
+            let err = verify(bytes.to_vec(), &expect(&b, 1000.0)).expect_err("rejected");
             assert_eq!(err.reason(), "malformed");
         }
     }

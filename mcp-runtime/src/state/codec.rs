@@ -1,12 +1,11 @@
 //! Turning claims bytes into an opaque token and back: the [`Codec`] seam and the built-in
 //! AES-256-GCM ring.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hkdf::Hkdf;
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, Nonce, UnboundKey};
 use sha2::{Digest, Sha256};
 
+use super::base64url;
 use super::error::{InvalidRequestState, KeyError};
 use super::random::fill_random;
 use crate::boxed::BoxError;
@@ -171,7 +170,12 @@ impl std::fmt::Debug for AesGcmCodec {
 impl Codec for AesGcmCodec {
     fn seal(&self, plaintext: &[u8]) -> Result<String, BoxError> {
         let key = &self.ring[0];
-        let mut raw = vec![0u8; HEADER_LEN + plaintext.len() + TAG_LEN];
+        let raw_len = HEADER_LEN + plaintext.len() + TAG_LEN;
+        let text_len = PREFIX.len() + base64url::encoded_len(raw_len);
+        // One allocation: the envelope is sealed in the spare room behind the token's text and
+        // encoded from there, then cut off (it is public: the token spells it out).
+        let mut token = vec![0u8; text_len + raw_len];
+        let (text, raw) = token.split_at_mut(text_len);
         raw[..KID_LEN].copy_from_slice(&key.kid);
         fill_random(&mut raw[KID_LEN..HEADER_LEN]);
         let (header, body) = raw.split_at_mut(HEADER_LEN);
@@ -184,18 +188,19 @@ impl Codec for AesGcmCodec {
             .seal_in_place_separate_tag(nonce, Aad::from(aad(&key.kid)), message)
             .map_err(|_| "state too long to seal")?;
         tag_out.copy_from_slice(tag.as_ref());
-        let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
-        token.push_str(PREFIX);
-        URL_SAFE_NO_PAD.encode_string(&raw, &mut token);
-        Ok(token)
+        let (prefix, encoded) = text.split_at_mut(PREFIX.len());
+        prefix.copy_from_slice(PREFIX.as_bytes());
+        base64url::encode_to_slice(raw, encoded);
+        token.truncate(text_len);
+        Ok(String::from_utf8(token)?)
     }
 
     fn unseal(&self, token: &str) -> Result<Vec<u8>, InvalidRequestState> {
         let malformed = || InvalidRequestState::new("malformed");
         let body = token.strip_prefix(PREFIX).ok_or_else(malformed)?;
-        // The no-pad engine rejects padding, foreign alphabets and non-canonical trailing bits,
-        // so each token has exactly one accepted spelling.
-        let mut raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| malformed())?;
+        // Strict: no padding, no foreign alphabet, canonical trailing bits, so each token has
+        // exactly one accepted spelling.
+        let mut raw = base64url::decode(body.as_bytes()).ok_or_else(malformed)?;
         if raw.len() < HEADER_LEN + TAG_LEN {
             return Err(malformed());
         }
@@ -245,6 +250,8 @@ fn aad(kid: &[u8; KID_LEN]) -> [u8; 3 + KID_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     const SECRET: &str = "0123456789abcdef0123456789abcdef";
 

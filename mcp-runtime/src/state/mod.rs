@@ -28,8 +28,10 @@
 //! # Ok::<(), mcp::Error>(())
 //! ```
 
+mod base64url;
 mod boundary;
 mod claims;
+mod claims_reader;
 mod codec;
 mod error;
 mod random;
