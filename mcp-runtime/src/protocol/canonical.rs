@@ -86,42 +86,53 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
 /// The length of the leading run of bytes that need no escaping (printable ASCII other than
 /// `"` and `\\`), checked eight bytes at a time.
 fn plain_prefix(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // A byte of `x` is below `n` (n <= 128) when the classic SWAR test sets its high bit. A
-    // false mark needs a borrow from a lower byte, which is itself marked, so the lowest mark
-    // is exact.
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    use swar::{HIGHS, ONES, below};
     // Control characters, DEL and non-ASCII, quotes, backslashes.
-    let special = |word: [u8; 8]| {
-        let x = u64::from_le_bytes(word);
+    swar::leading_run(bytes, |x| {
         below(x, 0x20)
             | (x & HIGHS)
-            | zero(x ^ (ONES * 0x7f))
-            | zero(x ^ (ONES * u64::from(b'"')))
-            | zero(x ^ (ONES * u64::from(b'\\')))
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    let mut done = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let mark = special(word);
-        if mark != 0 {
-            return done + (mark.trailing_zeros() / 8) as usize;
-        }
-        done += 8;
+            | below(x ^ (ONES * 0x7f), 1)
+            | below(x ^ (ONES * u64::from(b'"')), 1)
+            | below(x ^ (ONES * u64::from(b'\\')), 1)
+    })
+}
+
+/// Eight bytes at a time: what finds the end of a plain run in a JSON string, for writing one
+/// and for reading one.
+pub(crate) mod swar {
+    pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
+    pub(crate) const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+    /// Sets the high bit of the bytes of `x` below `n` (n <= 128), and maybe of bytes above a
+    /// marked one: a false mark needs a borrow from a lower byte, so the lowest mark is exact.
+    pub(crate) fn below(x: u64, n: u8) -> u64 {
+        x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS
     }
-    // The last few bytes, padded with spaces, which need no escaping.
-    let tail = chunks.remainder();
-    let mut word = [b' '; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    let mark = special(word);
-    done + if mark != 0 {
-        (mark.trailing_zeros() / 8) as usize
-    } else {
-        tail.len()
+
+    /// The length of the leading run of `bytes` in which `marks` (over eight bytes read
+    /// little-endian, its lowest mark exact) marks nothing; the last few bytes are padded
+    /// with spaces, which `marks` must not mark.
+    pub(crate) fn leading_run(bytes: &[u8], marks: impl Fn(u64) -> u64) -> usize {
+        let mut chunks = bytes.chunks_exact(8);
+        let mut done = 0;
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let mark = marks(u64::from_le_bytes(word));
+            if mark != 0 {
+                return done + (mark.trailing_zeros() / 8) as usize;
+            }
+            done += 8;
+        }
+        let tail = chunks.remainder();
+        let mut word = [b' '; 8];
+        word[..tail.len()].copy_from_slice(tail);
+        let mark = marks(u64::from_le_bytes(word));
+        done + if mark != 0 {
+            (mark.trailing_zeros() / 8) as usize
+        } else {
+            tail.len()
+        }
     }
 }
 

@@ -275,38 +275,12 @@ impl<'a> Reader<'a> {
 /// The length of the leading run of bytes a JSON string holds as they are (anything but `"`,
 /// `\\` and control characters), checked eight bytes at a time.
 fn plain_len(bytes: &[u8]) -> usize {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    // Marks the bytes below n (n <= 128). A false mark needs a borrow from a lower byte, which
-    // is itself marked, so the lowest mark is exact.
-    let below = |x: u64, n: u8| x.wrapping_sub(ONES * u64::from(n)) & !x & HIGHS;
-    let special = |word: [u8; 8]| {
-        let x = u64::from_le_bytes(word);
+    use crate::protocol::canonical::swar::{self, ONES, below};
+    swar::leading_run(bytes, |x| {
         below(x, 0x20)
             | below(x ^ (ONES * u64::from(b'"')), 1)
             | below(x ^ (ONES * u64::from(b'\\')), 1)
-    };
-    let mut chunks = bytes.chunks_exact(8);
-    let mut done = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let mark = special(word);
-        if mark != 0 {
-            return done + (mark.trailing_zeros() / 8) as usize;
-        }
-        done += 8;
-    }
-    // The last few bytes, padded with spaces, which a string holds as they are.
-    let tail = chunks.remainder();
-    let mut word = [b' '; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    let mark = special(word);
-    done + if mark != 0 {
-        (mark.trailing_zeros() / 8) as usize
-    } else {
-        tail.len()
-    }
+    })
 }
 
 /// The character an escape stands for and how many bytes after its backslash it spans, or
