@@ -54,8 +54,12 @@ impl Server {
             None => {
                 let params = params.as_deref();
                 let (ctx, state, layout) = self.admit_request(id, method, params, &mut exchange)?;
-                self.routed(id, method, params, exchange, ctx, state, layout)
-                    .await
+                let read = Read {
+                    params,
+                    state,
+                    layout,
+                };
+                self.routed(id, method, read, exchange, ctx).await
             }
             Some(stack) => {
                 self.through_middleware(stack, id.clone(), method.to_owned(), params, exchange)
@@ -114,19 +118,16 @@ impl Server {
         ))
     }
 
-    /// An admitted request, routed by method to its handler. `layout` is where the gate found
-    /// the members of these very `params` (the default when it is not known).
-    #[allow(clippy::too_many_arguments)]
+    /// An admitted request, routed by method to its handler.
     pub(super) async fn routed(
         &self,
         id: &RequestId,
         method: &str,
-        params: Option<&RawValue>,
+        read: Read<'_>,
         exchange: Exchange,
         ctx: Context,
-        state: StateField,
-        layout: Layout,
     ) -> Result<String, McpError> {
+        let params = read.params;
         // Past this server's own layers, so they see the requests of its mounted servers too.
         if let Some(target) = self.mount_target(method, params) {
             return Server::forward(target, id, method, exchange).await;
@@ -181,29 +182,14 @@ impl Server {
             }
             methods::TOOLS_CALL => {
                 let handler = h.call_tool.as_ref();
-                let read = Read {
-                    params,
-                    state,
-                    layout,
-                };
                 self.multi_round(id, ctx, read, handler, method).await
             }
             methods::PROMPTS_GET => {
                 let handler = h.get_prompt.as_ref();
-                let read = Read {
-                    params,
-                    state,
-                    layout,
-                };
                 self.multi_round(id, ctx, read, handler, method).await
             }
             methods::RESOURCES_READ => {
                 let handler = h.read_resource.as_ref();
-                let read = Read {
-                    params,
-                    state,
-                    layout,
-                };
                 self.multi_round(id, ctx, read, handler, method).await
             }
             _ => {
@@ -323,11 +309,13 @@ impl Server {
     }
 }
 
-/// A multi-round request's params as the gate read them.
-struct Read<'a> {
-    params: Option<&'a RawValue>,
-    state: StateField,
-    layout: Layout,
+/// A request's params as the gate read them: the `requestState` they carry, and where their
+/// members lie (`Layout::default()` when not known, as past a middleware layer, which may hand
+/// on other params).
+pub(super) struct Read<'a> {
+    pub params: Option<&'a RawValue>,
+    pub state: StateField,
+    pub layout: Layout,
 }
 
 /// What a handler may ask of the client on this wire, with these declared capabilities.

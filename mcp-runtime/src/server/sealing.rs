@@ -5,7 +5,7 @@ use serde_json::value::RawValue;
 
 use crate::identity::Identity;
 use crate::protocol::canonical::write_str;
-use crate::protocol::{CallToolParams, GetPromptParams, JsonObject, McpError, ReadResourceParams};
+use crate::protocol::{CallToolParams, GetPromptParams, McpError, ReadResourceParams};
 use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
@@ -21,8 +21,14 @@ pub(super) trait MultiRoundParams: Sized {
     /// The params decoded from their members alone, each once; `None` for the whole params'
     /// decoding to judge (and word the error): a member missing or that does not decode.
     fn from_pieces(pieces: &Pieces<'_>) -> Option<Self>;
-    /// The binding, decoding only the members it is made of.
-    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding>;
+    /// The binding, decoding only the members it is made of (not the answers).
+    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        let unanswered = Pieces {
+            input_responses: None,
+            ..*pieces
+        };
+        Self::from_pieces(&unanswered).map(|params| params.binding(method))
+    }
 }
 
 impl MultiRoundParams for CallToolParams {
@@ -37,15 +43,6 @@ impl MultiRoundParams for CallToolParams {
             request_state: None,
         })
     }
-    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
-        let name: String = Pieces::decode(pieces.name)??;
-        let arguments: Option<JsonObject> = Pieces::decode(pieces.arguments)?;
-        Some(RequestBinding::with_object(
-            method,
-            &name,
-            arguments.as_ref(),
-        ))
-    }
     fn set_request_state(&mut self, state: Option<String>) {
         self.request_state = state;
     }
@@ -59,14 +56,6 @@ impl MultiRoundParams for GetPromptParams {
             input_responses: Pieces::decode(pieces.input_responses)?,
             request_state: None,
         })
-    }
-    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
-        let params = Self {
-            name: Pieces::decode(pieces.name)??,
-            arguments: Pieces::decode(pieces.arguments)?,
-            ..Self::default()
-        };
-        Some(params.binding(method))
     }
     fn binding(&self, method: &str) -> RequestBinding {
         RequestBinding::with_arguments(method, &*self.name, |json| {
@@ -104,10 +93,7 @@ impl MultiRoundParams for ReadResourceParams {
             request_state: None,
         })
     }
-    fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
-        let uri: String = Pieces::decode(pieces.uri)??;
-        Some(RequestBinding::new(method, &uri, None))
-    }
+
     fn set_request_state(&mut self, state: Option<String>) {
         self.request_state = state;
     }

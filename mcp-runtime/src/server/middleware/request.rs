@@ -12,6 +12,7 @@ use crate::server::answer::Exchange;
 use crate::server::context::Context;
 use crate::server::gate::StateField;
 use crate::server::preread::Layout;
+use crate::server::route::Read;
 
 /// One MCP request on its way through the middleware: decoded, admitted by the generation
 /// gate, its caller verified, its handler not yet run.
@@ -118,11 +119,13 @@ impl McpRequest {
             .routed(
                 &id,
                 &method,
-                params.as_deref(),
+                Read {
+                    params: params.as_deref(),
+                    state,
+                    layout: Layout::default(),
+                },
                 exchange,
                 ctx,
-                state,
-                Layout::default(),
             )
             .await
     }
