@@ -5,12 +5,11 @@
 //! (`benches/load`), so these numbers are the JSON share of one call there.
 
 use std::hint::black_box;
-use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcp_runtime::protocol::{
-    CacheHint, CallToolParams, CallToolResult, ElicitParams, Generation, Implementation, Incoming,
-    InputRequest, InputRequiredResult, RequestId, RequestMeta, ResultFields, WireResult,
+    CacheHint, CallToolParams, CallToolResult, ElicitParams, Frozen, Generation, Implementation,
+    Incoming, InputRequest, InputRequiredResult, RequestId, RequestMeta, ResultFields, WireResult,
     decode_params, result_line,
 };
 use serde::Deserialize;
@@ -41,7 +40,7 @@ fn decode(line: &str) -> (RequestId, Head, CallToolParams) {
 fn fields() -> ResultFields {
     ResultFields {
         generation: Generation::V2026_07_28,
-        server_info: Arc::new(Implementation::new("bench", "0.1.0")),
+        server_info: Frozen::new(Implementation::new("bench", "0.1.0")),
         cache: CacheHint::default(),
     }
 }

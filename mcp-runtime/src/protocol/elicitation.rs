@@ -1,12 +1,11 @@
 //! Elicitation: asking the user, through the client, for a form or to visit a URL.
 
-use std::sync::Arc;
-
 use serde::de::Error as _;
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use super::frozen::Frozen;
 use super::jsonrpc::JsonObject;
 
 /// What an `elicitation/create` asks.
@@ -16,9 +15,9 @@ pub enum ElicitParams {
     Form {
         /// The question shown to the user.
         message: String,
-        /// `{"type":"object","properties":{…},"required":[…]}`. Shared: a form type's schema is
-        /// built once and sent with every question.
-        requested_schema: Arc<Value>,
+        /// `{"type":"object","properties":{…},"required":[…]}`. Frozen: a form type's schema
+        /// is built and written once, and sent with every question.
+        requested_schema: Frozen<Value>,
     },
     /// An out-of-band interaction at a URL (consent to open it is the `accept`).
     Url {
@@ -34,7 +33,7 @@ pub enum ElicitParams {
 
 impl ElicitParams {
     /// A form question.
-    pub fn form(message: impl Into<String>, requested_schema: impl Into<Arc<Value>>) -> Self {
+    pub fn form(message: impl Into<String>, requested_schema: impl Into<Frozen<Value>>) -> Self {
         ElicitParams::Form {
             message: message.into(),
             requested_schema: requested_schema.into(),

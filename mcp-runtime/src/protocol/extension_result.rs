@@ -98,17 +98,18 @@ impl Serialize for ExtensionResult {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
 
     use serde_json::json;
 
     use super::*;
-    use crate::protocol::{CacheHint, Generation, Implementation, ResultFields, WireResult};
+    use crate::protocol::{
+        CacheHint, Frozen, Generation, Implementation, ResultFields, WireResult,
+    };
 
     fn on(generation: Generation, mut result: ExtensionResult) -> Value {
         let fields = ResultFields {
             generation,
-            server_info: Arc::new(Implementation::new("s", "1")),
+            server_info: Frozen::new(Implementation::new("s", "1")),
             cache: CacheHint::default(),
         };
         result.fill(&fields);

@@ -1,12 +1,11 @@
 //! `_meta` on requests and results, and the small shared types around it.
 
-use std::sync::Arc;
-
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use super::capabilities::ClientCapabilities;
+use super::frozen::Frozen;
 use super::jsonrpc::{JsonObject, RequestId};
 use super::lifecycle::Implementation;
 
@@ -149,7 +148,7 @@ impl<'de> Deserialize<'de> for RequestMeta {
 pub struct ResultMeta {
     /// `io.modelcontextprotocol/serverInfo`.
     #[serde(rename = "io.modelcontextprotocol/serverInfo", default)]
-    pub server_info: Option<Arc<Implementation>>,
+    pub server_info: Option<Frozen<Implementation>>,
     /// Other keys.
     #[serde(flatten)]
     pub extra: JsonObject,

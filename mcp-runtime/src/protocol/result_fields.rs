@@ -1,12 +1,11 @@
 //! What the runtime adds to every result before it goes out, per generation:
 //! `resultType`, `_meta.serverInfo` and the cache hints in 2026-07-28; none of them in 2025-11-25.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 
 use super::completion::CompleteResult;
 use super::extension_result::ExtensionResult;
+use super::frozen::Frozen;
 use super::lifecycle::{DiscoverResult, EmptyResult, Implementation};
 use super::listen::ListenResult;
 use super::meta::{CacheHint, ResultMeta, ResultType};
@@ -22,7 +21,7 @@ pub struct ResultFields {
     /// The wire the response goes out on.
     pub generation: Generation,
     /// Our name and version (`_meta["io.modelcontextprotocol/serverInfo"]`).
-    pub server_info: Arc<Implementation>,
+    pub server_info: Frozen<Implementation>,
     /// Cache hints for cacheable results that set none themselves.
     pub cache: CacheHint,
 }

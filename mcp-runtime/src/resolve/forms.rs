@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use serde_json::Value;
 
+use crate::protocol::Frozen;
 use crate::protocol::canonical::write_value;
 
 use super::elicitation::Elicitation;
@@ -15,7 +16,7 @@ use super::ledger::form_digest;
 /// A form's `requestedSchema`, and its canonical JSON for question digests.
 #[derive(Debug)]
 pub(crate) struct Form {
-    pub schema: Arc<Value>,
+    pub schema: Frozen<Value>,
     pub canonical: String,
     /// The last question asked with this form and its digest: a tool asks the same
     /// question on every call, and hashing the schema again each round is wasted work.
@@ -27,7 +28,7 @@ impl Form {
         let mut canonical = String::new();
         write_value(&mut canonical, &schema, true);
         Self {
-            schema: Arc::new(schema),
+            schema: Frozen::new(schema),
             canonical,
             last_digest: Mutex::default(),
         }

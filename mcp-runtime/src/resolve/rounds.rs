@@ -46,29 +46,33 @@ pub struct Rounds {
     subject: String,
     previous: Ledger,
     next: Ledger,
-    responses: Map<String, Value>,
+    responses: Responses,
     /// This round's questions: key, digest, request.
     questions: Vec<(String, String, InputRequest)>,
     /// 2025-11-25: the `elicitationId` each URL question was sent with, by key.
     elicitation_ids: HashMap<String, String>,
 }
 
+/// Where a round's fresh answers are read from.
+#[derive(Debug)]
+enum Responses {
+    /// The request's `inputResponses`, read in place from its context: a round uses the answers
+    /// it finds a question for, so copying them all out first would be wasted.
+    OfRequest,
+    /// Answers a 2025-11-25 client gave over the back-channel during this call.
+    CalledBack(Map<String, Value>),
+}
+
 impl Rounds {
     /// Reads the ledger from this round's state and the client's answers. `subject` names the
     /// tool, prompt or resource in messages.
     pub fn open(ctx: &Context, subject: impl Into<String>) -> Self {
-        // Copied entry by entry into the map the round takes them from: cloning the whole
-        // map first would build it twice.
-        let responses = ctx
-            .input_responses()
-            .map(|r| r.0.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
-            .unwrap_or_default();
         Self {
             ctx: ctx.clone(),
             subject: subject.into(),
             previous: Ledger::decode(ctx.request_state()),
             next: Ledger::default(),
-            responses,
+            responses: Responses::OfRequest,
             questions: Vec::new(),
             elicitation_ids: HashMap::new(),
         }
@@ -220,7 +224,7 @@ impl Rounds {
         let answered = std::mem::take(&mut self.next.answers);
         self.previous.answers.extend(answered);
         self.previous.asked.clear();
-        self.responses.clear();
+        self.responses = Responses::CalledBack(Map::new());
         for (key, digest, request) in std::mem::take(&mut self.questions) {
             let request = self.with_elicitation_id(&key, request);
             let params = serde_json::to_value(&request)
@@ -237,7 +241,9 @@ impl Rounds {
                     )))
                 })?;
             self.previous.asked.insert(key.clone(), digest);
-            self.responses.insert(key, answer);
+            if let Responses::CalledBack(answers) = &mut self.responses {
+                answers.insert(key, answer);
+            }
         }
         Ok(())
     }
@@ -307,7 +313,7 @@ impl Rounds {
     }
 
     /// The answer under `key` to the question with this digest (its raw response, and whether
-    /// it arrived in this round), taken out of what the round holds; `None` when the question
+    /// it arrived in this round), from the ledger or the answers; `None` when the question
     /// must be asked. Each key is looked up once per round.
     fn lookup(&mut self, key: &str, digest: &str) -> Option<(Value, bool)> {
         if let Some(entry) = self.previous.answers.remove(key) {
@@ -320,7 +326,15 @@ impl Rounds {
             );
         }
         // A fresh answer counts only for the question that was asked, as it was asked.
-        if let Some(raw) = self.responses.remove(key) {
+        let fresh = match &mut self.responses {
+            Responses::OfRequest => self
+                .ctx
+                .input_responses()
+                .and_then(|responses| responses.0.get(key))
+                .cloned(),
+            Responses::CalledBack(answers) => answers.remove(key),
+        };
+        if let Some(raw) = fresh {
             if self
                 .previous
                 .asked

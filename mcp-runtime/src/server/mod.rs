@@ -69,7 +69,7 @@ pub use subscriptions::MAX_SUBSCRIBED_URI;
 pub(crate) use {gate::Preparsed, preread::Preread};
 
 use crate::protocol::{
-    CacheHint, Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities,
+    CacheHint, Frozen, Generation, Implementation, LoggingLevel, ResultFields, ServerCapabilities,
 };
 use crate::push::PushStats;
 use crate::state::StateBoundary;
@@ -130,7 +130,10 @@ impl Server {
         state: Option<StateBoundary>,
     ) -> Self {
         let info = Arc::new(b.info);
-        let answering_as = b.answering_as.unwrap_or_else(|| info.clone());
+        // Frozen here, once: it is written into every result.
+        let answering_as = Frozen::new(Implementation::clone(
+            b.answering_as.as_deref().unwrap_or(&info),
+        ));
         let fields = |generation| ResultFields {
             generation,
             server_info: answering_as.clone(),
