@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
@@ -16,23 +15,7 @@ use super::Server;
 use super::connection::Connection;
 use super::context::Context;
 use super::gate::{Admitted, Preparsed};
-
-/// Where a request's notifications go: its own response stream (stdio: the shared output;
-/// HTTP: that request's SSE stream).
-#[derive(Debug, Clone)]
-pub struct NotificationSink(mpsc::Sender<String>);
-
-impl NotificationSink {
-    /// A sink that writes lines into `tx`.
-    pub fn new(tx: mpsc::Sender<String>) -> Self {
-        Self(tx)
-    }
-
-    pub(super) async fn send(&self, line: String) {
-        // The peer hung up: the request is being torn down anyway.
-        let _ = self.0.send(line).await;
-    }
-}
+use super::sink::NotificationSink;
 
 /// What a transport hands the server along with a request.
 #[derive(Debug, Clone)]

@@ -16,11 +16,12 @@ use crate::protocol::{
 };
 
 use super::Server;
-use super::answer::{Exchange, NotificationSink};
+use super::answer::Exchange;
 use super::app_state::{AppState, State};
 use super::connection::Connection;
 use super::gate::Admitted;
 use super::handle::ServerHandle;
+use super::sink::NotificationSink;
 
 /// The request a handler is serving: who asked, with which capabilities, on which wire.
 ///
@@ -133,9 +134,8 @@ impl Context {
             false => {
                 admitted.progress_token = None;
                 admitted.log_level = None;
-                // Nobody reads it: what a task's function would notify is dropped.
-                let (sink, _) = tokio::sync::mpsc::channel(1);
-                (None, None, NotificationSink::new(sink))
+                // What a task's function would notify is dropped.
+                (None, None, NotificationSink::discard())
             }
         };
         let inner = ContextInner {

@@ -28,6 +28,7 @@ pub(crate) mod refusal;
 pub(crate) mod registry;
 mod route;
 mod sealing;
+mod sink;
 mod subscriptions;
 pub(crate) mod tasks;
 #[cfg(feature = "otel")]
@@ -35,7 +36,7 @@ mod traced;
 
 use std::sync::Arc;
 
-pub use answer::{Exchange, NotificationSink, Reply};
+pub use answer::{Exchange, Reply};
 pub use app_state::{AppState, FromAppState, State, StateKey};
 pub use build_error::BuildError;
 pub use builder::{
@@ -64,6 +65,7 @@ pub use registry::{
     ResourceCall, ResourceEntry, TaskSupport, ToolCall, ToolEntry,
 };
 pub(crate) use registry::{ToolRun, macro_support};
+pub use sink::NotificationSink;
 pub use subscriptions::MAX_SUBSCRIBED_URI;
 #[cfg(feature = "http")]
 pub(crate) use {gate::Preparsed, preread::Preread};

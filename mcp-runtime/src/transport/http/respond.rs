@@ -69,11 +69,19 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         closing,
     } = job;
     let id = request.id.clone();
-    let (tx, mut rx) = mpsc::channel::<String>(STREAM_BUFFER);
+    // A client that takes no SSE gets no notifications; for one that does, the stream's
+    // channel is made by the first notification, which most requests never send.
+    let (sink, first) = match sse_allowed {
+        true => {
+            let (sink, first) = NotificationSink::lazy(STREAM_BUFFER);
+            (sink, Some(first))
+        }
+        false => (NotificationSink::discard(), None),
+    };
     // Dropping the guard cancels the request: that happens when the client goes away before
     // the response starts, and (moved into the stream pump) when it closes the SSE stream.
     let guard = cancellation.clone().drop_guard();
-    let mut exchange = Exchange::new(connection, NotificationSink::new(tx), cancellation)
+    let mut exchange = Exchange::new(connection, sink, cancellation)
         .with_identity(identity)
         .with_preparsed(preparsed)
         .closing_on(closing);
@@ -87,41 +95,47 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         .clone()
         .answer_holding(request, exchange, held_until_done);
     let mut task: Answering = Box::pin(catch_panics(answering));
-    if !sse_allowed {
-        let joined = loop {
-            tokio::select! {
-                biased;
-                joined = &mut task => break joined,
-                Some(dropped) = rx.recv() => {
-                    tracing::debug!(message = %dropped, "dropped a notification: the client takes no SSE");
-                }
-            }
-        };
+    let Some(first) = first else {
+        let joined = task.await;
         drop(guard);
         return json(finished(&id, joined), rules);
-    }
+    };
     tokio::select! {
         biased;
-        joined = &mut task => {
-            let reply = finished(&id, joined);
-            match rx.try_recv() {
-                Ok(first) => {
+        joined = &mut task => answered(finished(&id, joined), first.try_take(), guard, rules),
+        mut rx = first.made() => {
+            // The first notification is on its way (usually queued already, by the handler
+            // polled just now).
+            tokio::select! {
+                biased;
+                Some(line) = rx.recv() => {
                     let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
-                    tokio::spawn(pump_finished(first, rx, reply.into_line(), out_tx, guard));
+                    tokio::spawn(pump_live(line, rx, task, id, out_tx, guard));
                     sse::response(out_rx)
                 }
-                Err(_) => {
-                    drop(guard);
-                    json(reply, rules)
-                }
+                joined = &mut task => answered(finished(&id, joined), Some(rx), guard, rules),
             }
         }
-        Some(first) = rx.recv() => {
-            let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
-            tokio::spawn(pump_live(first, rx, task, id, out_tx, guard));
-            sse::response(out_rx)
-        }
     }
+}
+
+/// The response of a request answered before it streamed anything: JSON, or an SSE stream
+/// when notifications are queued ahead of the result.
+fn answered(
+    reply: Reply,
+    notifications: Option<mpsc::Receiver<String>>,
+    guard: DropGuard,
+    rules: StatusRules,
+) -> Response {
+    if let Some(mut rx) = notifications
+        && let Ok(first) = rx.try_recv()
+    {
+        let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
+        tokio::spawn(pump_finished(first, rx, reply.into_line(), out_tx, guard));
+        return sse::response(out_rx);
+    }
+    drop(guard);
+    json(reply, rules)
 }
 
 /// The response line of a finished task. A cancelled request is never answered, but the HTTP

@@ -114,12 +114,11 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
             method: methods::TOOLS_LIST.to_owned(),
             params: serde_json::value::to_raw_value(&params).ok(),
         };
-        // Nobody listens to notifications of this internal call.
-        let (tx, _rx) = tokio::sync::mpsc::channel(1);
         // The table is shared by every caller, so it is learnt as nobody in particular.
         let exchange = Exchange::new(
             Arc::new(Connection::new()),
-            NotificationSink::new(tx),
+            // Nobody listens to notifications of this internal call.
+            NotificationSink::discard(),
             CancellationToken::new(),
         )
         .internal();
