@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 # What the load benchmarks (bench_peers.sh, bench_oauth.sh, bench_tasks.sh, bench_fanout.sh)
 # share, sourced by each after `set -euo pipefail`: where the binaries are and how they are
 # built, the pinning (servers on CPU 1, mcpload on CPU 0), free ports, starting and stopping
