@@ -16,9 +16,10 @@
 # (the Python SDK 2.3.0 peer, benches/peers/python/server.py, one instance; the SDK ships no
 # bus for a fleet). Servers (and Redis) run on CPU 1, mcpload on CPU 0; every run starts fresh
 # servers. Results under target/bench-results/fanout-<timestamp>/ (runs.jsonl, report.md).
+# bench_server and mcpload are built with the release-lto profile (scripts/bench_lib.sh).
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source-path=SCRIPTDIR source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 DURATION=5
 WARMUP=1
 LISTENERS="1 100 1000"
@@ -26,7 +27,7 @@ PEERS="mcp mcp-redis py"
 WINDOW=32
 REPEAT=1
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -45,73 +46,19 @@ done
 
 OUT="$ROOT/target/bench-results/fanout-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
-LOADGEN="$ROOT/target/bench-load/release/mcpload"
-OURS="$ROOT/target/release/examples/bench_server"
-PYTHON="$ROOT/.venv/bin/python"
-PATH="$PATH:/usr/sbin"
 
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  PIDS=()
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "== $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-
-log "building (release): mcpload, bench_server (feature redis)"
-cargo build --quiet --release --locked --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
-(cd "$ROOT" && cargo build --quiet --release --locked --example bench_server --features redis)
-[[ " $PEERS " == *" py "* ]] && "$ROOT/scripts/python-venv.sh" >&2
-if [[ " $PEERS " == *" mcp-redis "* ]] && ! command -v redis-server >/dev/null; then
-  echo "mcp-redis needs redis-server (apt-get install redis-server)" >&2
-  exit 1
-fi
-
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  SERVER_ON=(taskset -c 1)
-  LOADGEN_ON=(taskset -c 0)
-else
-  log "WARNING: fewer than 2 CPUs or no taskset: servers and load generator are not pinned"
-  SERVER_ON=()
-  LOADGEN_ON=()
-fi
+log "building ($BENCH_PROFILE): mcpload, bench_server (feature redis)"
+build_mcpload
+build_mcp --features redis
+[[ " $PEERS " == *" py "* ]] && build_py
+[[ " $PEERS " == *" mcp-redis "* ]] && require_redis mcp-redis
 # 1000 listeners are 1000 connections on each side.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-
-free_port() {
-  local port
-  for port in $(seq 18700 18799); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port in 18700-18799" >&2
-  return 1
-}
-
-# start LOG COMMAND...: starts a server on CPU 1, remembered for cleanup; sets STARTED.
-start() {
-  local log_file=$1
-  shift
-  "${SERVER_ON[@]}" "$@" >>"$log_file" 2>&1 &
-  STARTED=$!
-  PIDS+=("$STARTED")
-}
-
-ready() { "${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$1" --timeout 60 >/dev/null; }
 
 {
   echo "date: $(date -Iseconds)"
   echo "command: scripts/bench_fanout.sh --duration $DURATION --warmup $WARMUP --listeners \"$LISTENERS\" --peers \"$PEERS\" --window $WINDOW --repeat $REPEAT"
-  echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
-  echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+  bench_meta
   command -v redis-server >/dev/null && echo "redis: $(redis-server --version)"
   echo "loadavg at start: $(loadavg)"
 } >"$OUT/meta.txt"
@@ -124,9 +71,7 @@ for round in $(seq 1 "$REPEAT"); do
       trigger=()
       if [ "$peer" = mcp-redis ]; then
         # Redis first: a port is free only until something listens on it.
-        redis_port="$(free_port)"
-        start "$OUT/redis.log" redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no
-        for _ in $(seq 100); do redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+        start_redis "$OUT/redis.log"
       fi
       port="$(free_port)"
       url="http://127.0.0.1:$port/mcp"
@@ -140,11 +85,11 @@ for round in $(seq 1 "$REPEAT"); do
           pids=(--server-pid "$STARTED")
           ;;
         mcp-redis)
-          start "$OUT/mcp-redis.server.log" "$OURS" --port "$port" --redis "redis://127.0.0.1:$redis_port"
+          start "$OUT/mcp-redis.server.log" "$OURS" --port "$port" --redis "redis://127.0.0.1:$REDIS_PORT"
           pids=(--server-pid "$STARTED")
           ready "$url"
           second="$(free_port)"
-          start "$OUT/mcp-redis.server.log" "$OURS" --port "$second" --redis "redis://127.0.0.1:$redis_port"
+          start "$OUT/mcp-redis.server.log" "$OURS" --port "$second" --redis "redis://127.0.0.1:$REDIS_PORT"
           pids+=(--server-pid "$STARTED")
           trigger=(--trigger-url "http://127.0.0.1:$second/mcp")
           ready "http://127.0.0.1:$second/mcp"
@@ -196,5 +141,4 @@ if {"mcp", "py"} <= peers:
                   f"{med(theirs, 'p99_ms') / med(ours, 'p99_ms'):.2f} | "
                   f"{med(theirs, 'server_cpu_us_per_notification') / med(ours, 'server_cpu_us_per_notification'):.2f} |")
 EOF
-errors="$(jq -s 'map(.errors) | add' "$OUT/runs.jsonl")"
-[ "$errors" = "0" ] || { echo "$errors errors in the runs (see $OUT/mcpload.log)" >&2; exit 1; }
+exit_on_run_errors

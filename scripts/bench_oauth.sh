@@ -16,10 +16,11 @@
 #   scripts/bench_oauth.sh [--duration SECS] [--warmup SECS] [--peers "mcp py"] [--repeat N]
 #
 # Prints the runs (medians over the rounds), the auth/no-auth and mcp/py ratios, and keeps
-# everything under target/bench-results/oauth-<timestamp>/.
+# everything under target/bench-results/oauth-<timestamp>/. Every Rust binary is built with the
+# release-lto profile (scripts/bench_lib.sh).
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source-path=SCRIPTDIR source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 DURATION=10
 WARMUP=2
 PEERS="mcp py"
@@ -27,7 +28,7 @@ REPEAT=1
 SCENARIOS="echo mrtr"
 CONCS="1 32"
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; shift 2 ;;
@@ -49,52 +50,14 @@ done
 
 OUT="$ROOT/target/bench-results/oauth-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
-LOADGEN="$ROOT/target/bench-load/release/mcpload"
-OURS="$ROOT/target/release/examples/bench_server"
-PYTHON="$ROOT/.venv/bin/python"
 PUBLIC_KEY="$ROOT/benches/peers/auth/bench-es256-public.pem"
 
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "== $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-
 # ---- build -------------------------------------------------------------------------------------
-log "building (release): mcpload, bench_server; peers: $PEERS"
-cargo build --quiet --release --locked --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
-(cd "$ROOT" && cargo build --quiet --release --locked --example bench_server)
-[[ " $PEERS " == *" py "* ]] && "$ROOT/scripts/python-venv.sh" >&2
+log "building ($BENCH_PROFILE): mcpload, bench_server; peers: $PEERS"
+build_mcpload
+build_mcp
+[[ " $PEERS " == *" py "* ]] && build_py
 TOKEN="$("$OURS" --mint-token)"
-
-# ---- pinning: server on CPU 1, load generator on CPU 0 ------------------------------------------
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  SERVER_ON=(taskset -c 1)
-  LOADGEN_ON=(taskset -c 0)
-else
-  log "WARNING: fewer than 2 CPUs or no taskset: server and load generator are not pinned"
-  SERVER_ON=()
-  LOADGEN_ON=()
-fi
-
-free_port() {
-  local port
-  for port in $(seq 18700 18799); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port in 18700-18799" >&2
-  return 1
-}
 
 server_command() {
   case "$1" in
@@ -116,9 +79,7 @@ bearer_for() {
 {
   echo "date: $(date -Iseconds)"
   echo "command: scripts/bench_oauth.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\" --repeat $REPEAT"
-  echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
-  echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-  echo "rustc: $(rustc --version)"
+  bench_meta
   [[ " $PEERS " == *" py "* ]] && echo "python: $("$PYTHON" --version 2>&1), mcp $("$PYTHON" -c 'import importlib.metadata as m; print(m.version("mcp"), "PyJWT", m.version("PyJWT"), "cryptography", m.version("cryptography"))')"
   echo "token: ES256, $(printf %s "$TOKEN" | wc -c) bytes"
   echo "loadavg at start: $(loadavg)"
@@ -141,9 +102,9 @@ for config in $order; do
   read -r -a cmd <<<"$(server_command "$config" "$port")"
   read -r -a bearer <<<"$(bearer_for "$config")"
   log "$config: ${cmd[*]}"
-  "${SERVER_ON[@]}" "${cmd[@]}" >>"$OUT/$config.server.log" 2>&1 &
-  SERVER_PID=$!
-  "${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$url" --timeout 60 --server-pid "$SERVER_PID" "${bearer[@]}" >/dev/null
+  start "$OUT/$config.server.log" "${cmd[@]}"
+  SERVER_PID=$STARTED
+  ready "$url" --server-pid "$SERVER_PID" "${bearer[@]}"
   for scenario in $SCENARIOS; do
     for conc in $CONCS; do
       before="$(loadavg)"
@@ -159,7 +120,6 @@ for config in $order; do
     done
   done
   cleanup
-  SERVER_PID=""
 done
 done
 echo "loadavg at end: $(loadavg)" >>"$OUT/meta.txt"
@@ -243,8 +203,4 @@ for scenario in ("echo", "mrtr"):
         print(f"| {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
               f"{fmt(ratio(a, b, 'server_cpu_us_per_op', False))} | {saved:.1f} |")
 PY
-errors="$(jq -s 'map(.errors) | add' "$OUT/runs.jsonl")"
-if [ "$errors" != "0" ]; then
-  echo "$errors errors in the runs (see $OUT/mcpload.log)" >&2
-  exit 1
-fi
+exit_on_run_errors

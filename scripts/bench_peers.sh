@@ -14,9 +14,12 @@
 # ops/s. --concs sets the concurrencies; --sweep is --concs "1 2 4 8 16 32 64 128 256" with
 # 1 s of warm-up and 4 s per run unless --warmup/--duration say otherwise (4 peers: about 7
 # min). --charts also writes the charts into benches/charts/, the ones BENCHMARKS.md shows.
+#
+# Every Rust binary is built with the release-lto profile (scripts/bench_lib.sh).
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source-path=SCRIPTDIR source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
+PORT_FIRST=18600
 DURATION=10
 WARMUP=2
 PEERS="mcp rmcp py floor"
@@ -29,7 +32,7 @@ CHARTS=0
 DURATION_SET=0
 WARMUP_SET=0
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --duration) DURATION="$2"; DURATION_SET=1; shift 2 ;;
@@ -60,60 +63,13 @@ fi
 
 OUT="$ROOT/target/bench-results/$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
-LOADGEN="$ROOT/target/bench-load/release/mcpload"
-RMCP_PEER="$ROOT/target/bench-rmcp/release/rmcp-peer"
-FLOOR_PEER="$ROOT/target/bench-floor/release/floor-peer"
-OURS="$ROOT/target/release/examples/bench_server"
-PYTHON="$ROOT/.venv/bin/python"
-
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "== $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 # ---- build -------------------------------------------------------------------------------------
-log "building (release): mcpload, bench_server, peers: $PEERS"
-cargo build --quiet --release --locked --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
+log "building ($BENCH_PROFILE): mcpload, peers: $PEERS"
+build_mcpload
 for peer in $PEERS; do
-  case "$peer" in
-    mcp) (cd "$ROOT" && cargo build --quiet --release --locked --example bench_server) ;;
-    rmcp) cargo build --quiet --release --locked --manifest-path "$ROOT/benches/peers/rmcp/Cargo.toml" --target-dir "$ROOT/target/bench-rmcp" ;;
-    py) "$ROOT/scripts/python-venv.sh" >&2 ;;
-    floor) cargo build --quiet --release --locked --manifest-path "$ROOT/benches/peers/floor/Cargo.toml" --target-dir "$ROOT/target/bench-floor" ;;
-  esac
+  "build_$peer"
 done
-
-# ---- pinning: server on CPU 1, load generator on CPU 0 ------------------------------------------
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  SERVER_ON=(taskset -c 1)
-  LOADGEN_ON=(taskset -c 0)
-else
-  log "WARNING: fewer than 2 CPUs or no taskset: server and load generator are not pinned"
-  SERVER_ON=()
-  LOADGEN_ON=()
-fi
-
-free_port() {
-  local port
-  for port in $(seq 18600 18699); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port in 18600-18699" >&2
-  return 1
-}
-
-proc_status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 server_command() {
   case "$1" in
@@ -128,9 +84,7 @@ server_command() {
 {
   echo "date: $(date -Iseconds)"
   echo "command: scripts/bench_peers.sh --duration $DURATION --warmup $WARMUP --peers \"$PEERS\" --repeat $REPEAT --concs \"$CONCS\""
-  echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
-  echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
-  echo "rustc: $(rustc --version)"
+  bench_meta
   [[ " $PEERS " == *" py "* ]] && echo "python: $("$PYTHON" --version 2>&1), mcp $("$PYTHON" -c 'import importlib.metadata as m; print(m.version("mcp"), "uvicorn", m.version("uvicorn"))')"
   echo "loadavg at start: $(loadavg)"
 } > "$OUT/meta.txt"
@@ -152,8 +106,8 @@ for peer in $order; do
   read -r -a cmd <<<"$(server_command "$peer" "$port")"
   log "$peer: ${cmd[*]}"
   spawned="$EPOCHREALTIME"
-  "${SERVER_ON[@]}" "${cmd[@]}" >>"$OUT/$peer.server.log" 2>&1 &
-  SERVER_PID=$!
+  start "$OUT/$peer.server.log" "${cmd[@]}"
+  SERVER_PID=$STARTED
   ready="$("${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$url" --timeout 60 --server-pid "$SERVER_PID")"
   ready_ns="$(jq -r .ready_unix_ns <<<"$ready")"
   spawned_ns="${spawned/./}000"
@@ -180,7 +134,6 @@ for peer in $order; do
     '{peer: $peer, round: $round, command: $cmd, startup_ms: $startup, idle_rss_kb: $idle, peak_rss_kb: $peak, threads_at_end: $threads}' \
     >>"$OUT/servers.jsonl"
   cleanup
-  SERVER_PID=""
 done
 done
 
@@ -190,8 +143,4 @@ python3 "$ROOT/scripts/bench_charts.py" load "$OUT" --out "$OUT/charts" >&2
 if [ "$CHARTS" = 1 ]; then
   python3 "$ROOT/scripts/bench_charts.py" load "$OUT" --out "$ROOT/benches/charts" >&2
 fi
-errors="$(jq -s 'map(.errors) | add' "$OUT/runs.jsonl")"
-if [ "$errors" != "0" ]; then
-  echo "$errors errors in the runs (see $OUT/mcpload.log)" >&2
-  exit 1
-fi
+exit_on_run_errors

@@ -17,10 +17,11 @@
 # Store `memory`: bench_server as it is. Store `redis`: bench_server --redis on a redis-server
 # this script starts on a free port (no persistence) and stops. The server and Redis run on
 # CPU 1, mcpload on CPU 0. Results under target/bench-results/tasks-<timestamp>/ (runs.jsonl,
-# memory.jsonl, meta.txt, report.md).
+# memory.jsonl, meta.txt, report.md). bench_server and mcpload are built with the release-lto
+# profile (scripts/bench_lib.sh).
 set -euo pipefail
-
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# shellcheck source-path=SCRIPTDIR source=bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"
 PHASE=5
 WARMUP=1
 CONCURRENCY=32
@@ -29,7 +30,7 @@ STORES="memory redis"
 COUNT=10000
 WARM_TASKS=100
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) PHASE="$2"; shift 2 ;;
@@ -48,63 +49,11 @@ done
 
 OUT="$ROOT/target/bench-results/tasks-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
-LOADGEN="$ROOT/target/bench-load/release/mcpload"
-SERVER="$ROOT/target/release/examples/bench_server"
-PATH="$PATH:/usr/sbin"
 
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  done
-  PIDS=()
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-log() { echo "== $*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
-
-log "building (release, or reusing): mcpload, bench_server (feature redis)"
-cargo build --quiet --release --locked --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
-(cd "$ROOT" && cargo build --quiet --release --locked --example bench_server --features redis --target-dir "$ROOT/target")
-if [[ " $STORES " == *" redis "* ]] && ! command -v redis-server >/dev/null; then
-  echo "the redis store needs redis-server (apt-get install redis-server)" >&2
-  exit 1
-fi
-
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  SERVER_ON=(taskset -c 1)
-  LOADGEN_ON=(taskset -c 0)
-else
-  log "WARNING: fewer than 2 CPUs or no taskset: server and load generator are not pinned"
-  SERVER_ON=()
-  LOADGEN_ON=()
-fi
-
-free_port() {
-  local port
-  for port in $(seq 18700 18799); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
-      return
-    fi
-  done
-  echo "no free port in 18700-18799" >&2
-  return 1
-}
-
-# start LOG COMMAND...: starts a process on CPU 1, remembered for cleanup; sets STARTED.
-start() {
-  local log_file=$1
-  shift
-  "${SERVER_ON[@]}" "$@" >>"$log_file" 2>&1 &
-  STARTED=$!
-  PIDS+=("$STARTED")
-}
-
-ready() { "${LOADGEN_ON[@]}" "$LOADGEN" wait --url "$1" --timeout 60 >/dev/null; }
+log "building ($BENCH_PROFILE, or reusing): mcpload, bench_server (feature redis)"
+build_mcpload
+build_mcp --features redis
+[[ " $STORES " == *" redis "* ]] && require_redis "the redis store"
 
 # serve STORE: a fresh bench_server (and, for redis, a fresh redis-server); sets URL, SERVER_PID,
 # REDIS_PORT and REDIS_PID.
@@ -114,21 +63,17 @@ serve() {
   local args=()
   if [ "$1" = redis ]; then
     # Redis first: a port is free only until something listens on it.
-    REDIS_PORT="$(free_port)"
-    start "$OUT/redis.log" redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no
-    REDIS_PID=$STARTED
-    for _ in $(seq 100); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.05; done
+    start_redis "$OUT/redis.log"
     args=(--redis "redis://127.0.0.1:$REDIS_PORT")
   fi
   local port
   port="$(free_port)"
   URL="http://127.0.0.1:$port/mcp"
-  start "$OUT/$1.server.log" "$SERVER" --port "$port" "${args[@]}"
+  start "$OUT/$1.server.log" "$OURS" --port "$port" "${args[@]}"
   SERVER_PID=$STARTED
   ready "$URL"
 }
 
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 redis_used() {
   if [ -n "$REDIS_PORT" ]; then
     redis-cli -p "$REDIS_PORT" info memory | tr -d '\r' | awk -F: '/^used_memory:/ { print $2 }'
@@ -140,8 +85,7 @@ redis_used() {
 {
   echo "date: $(date -Iseconds)"
   echo "command: scripts/bench_tasks.sh --repeat $REPEAT --seconds $PHASE --concurrency $CONCURRENCY --warmup $WARMUP --stores \"$STORES\" --count $COUNT"
-  echo "git: $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- . 2>/dev/null || echo ' (dirty)')"
-  echo "kernel: $(uname -sr), cpus: $(nproc), model: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)"
+  bench_meta
   command -v redis-server >/dev/null && echo "redis: $(redis-server --version)"
   echo "loadavg at start: $(loadavg)"
 } >"$OUT/meta.txt"
@@ -180,7 +124,7 @@ for round in $(seq 1 "$REPEAT"); do
     "${LOADGEN_ON[@]}" "$LOADGEN" run --url "$URL" --scenario echo --conc "$CONCURRENCY" --warmup 0 --duration 1 >/dev/null
     "${LOADGEN_ON[@]}" "$LOADGEN" tasks --url "$URL" --concurrency "$CONCURRENCY" --count "$WARM_TASKS" >/dev/null
     sleep 0.2
-    rss_before="$(rss_kb "$SERVER_PID")"
+    rss_before="$(proc_status "$SERVER_PID" VmRSS)"
     used_before="$(redis_used)"
     made="$(timeout 330 "${LOADGEN_ON[@]}" "$LOADGEN" tasks --url "$URL" --peer "$store" --concurrency "$CONCURRENCY" \
       --count "$COUNT" 2>>"$OUT/mcpload.log")" || {
@@ -188,7 +132,7 @@ for round in $(seq 1 "$REPEAT"); do
       exit 1
     }
     sleep 0.2
-    rss_after="$(rss_kb "$SERVER_PID")"
+    rss_after="$(proc_status "$SERVER_PID" VmRSS)"
     used_after="$(redis_used)"
     jq -c --arg store "$store" --argjson r "$round" --argjson n "$COUNT" \
       --argjson rb "$rss_before" --argjson ra "$rss_after" --argjson ub "$used_before" --argjson ua "$used_after" \
@@ -268,5 +212,4 @@ for run in runs:
           f"{run['tasks_made']:,} tasks (server CPU {run['get']['server_cpu_util']}), "
           f"loadgen CPU {run['create']['loadgen_cpu_util']}/{run['get']['loadgen_cpu_util']}, load {run['loadavg_before']}")
 EOF
-errors="$(jq -s 'map(.errors) | add' "$OUT/runs.jsonl")"
-[ "$errors" = "0" ] || { echo "$errors errors in the runs (see $OUT/mcpload.log)" >&2; exit 1; }
+exit_on_run_errors

@@ -3,7 +3,8 @@
 # of a fresh crate outside the workspace whose `[dependencies]` are the README's own block (its
 # `mcp` path pointed at this checkout, with the `jwt`, `redis`, `oauth` and `otel` features the
 # JWT, Redis, OAuth and telemetry examples ask for). Lines rustdoc hides (`# …`) are pasted too, and a block
-# without `fn main` is wrapped in one, as rustdoc does. Fails if any program does not build.
+# without `fn main` is wrapped in one, as rustdoc does. The README's `[profile.…]` block goes into
+# the crate's Cargo.toml as well. Fails if any program does not build.
 #
 # Shares the workspace's target directory (CARGO_TARGET_DIR, else ./target), so the
 # dependencies already built for the tests are reused.
@@ -33,6 +34,10 @@ with open(os.path.join(crate, "Cargo.toml"), "w") as f:
     f.write('[package]\nname = "pasted"\nversion = "0.0.0"\nedition = "2024"\npublish = false\n\n')
     f.write(dependencies)
     f.write("\n[workspace]\n")
+    # The README's build profile goes in too, so that Cargo reads it as it would in a user's crate.
+    for info, body in blocks:
+        if info.strip() == "toml" and body.startswith("[profile."):
+            f.write("\n" + body)
 
 def pasted(body):
     lines = []

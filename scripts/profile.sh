@@ -17,6 +17,11 @@
 # in process two runs of N and 2N ops are subtracted, so start-up cancels out. valgrind runs
 # AES-NI but not SHA-NI, so SHA-256 (the binding's and the principal's digests) weighs more
 # here than natively.
+#
+# Both servers are plain `release` builds (with line tables), not the `release-lto` builds the
+# load benchmarks measure (scripts/bench_lib.sh): the instruction counts stay comparable with
+# those of earlier sessions, and fat LTO inlines across crates, which would blur the buckets
+# (they are split by function).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ops=400
