@@ -1,7 +1,8 @@
 //! [`JwtVerifier`]: a [`TokenVerifier`] for JWT access tokens signed with a configured key.
 //!
-//! Signature checks are the `jsonwebtoken` crate's (RustCrypto backend); this module chooses
-//! what to require and maps the claims to an [`Identity`].
+//! Signature checks are the `jsonwebtoken` crate's (RustCrypto backend, ECDSA through `ring`:
+//! see `jwt_crypto`); this module chooses what to require and maps the claims to an
+//! [`Identity`].
 
 use std::collections::HashSet;
 use std::fmt;
@@ -226,11 +227,12 @@ impl TokenVerifier for JwtVerifier {
 }
 
 /// `jsonwebtoken` picks its crypto backend from its features, and finds none when an
-/// application also enables its other backend; naming ours explicitly works either way.
+/// application also enables its other backend; naming ours explicitly works either way. An
+/// application that installed a provider of its own keeps it.
 pub(crate) fn install_crypto_provider() {
     if CryptoProvider::try_get_default().is_none() {
         // Losing the race to another installer is fine: a provider is installed either way.
-        let _ = jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER.install_default();
+        let _ = super::jwt_crypto::provider().install_default();
     }
 }
 

@@ -18,6 +18,8 @@
 mod dpop;
 #[cfg(feature = "jwt")]
 mod jwt;
+#[cfg(feature = "jwt")]
+mod jwt_crypto;
 // What an endpoint publishes and enforces only exists where there is an HTTP endpoint.
 #[cfg(feature = "http")]
 mod metadata;
@@ -28,14 +30,15 @@ mod resource_server;
 mod token_cache;
 mod verifier;
 
-#[cfg(all(feature = "http", feature = "jwt"))]
+// The OAuth client signs its own DPoP proofs with these.
+#[cfg(feature = "oauth")]
 pub(crate) use dpop::token_hash;
 #[cfg(all(feature = "http", feature = "jwt"))]
 pub use dpop::{
     DEFAULT_DPOP_PROOF_AGE, DEFAULT_DPOP_REPLAY_CAPACITY, DpopNonces, DpopPolicy, DpopSettings,
     NonceSecretTooShort,
 };
-#[cfg(feature = "jwt")]
+#[cfg(feature = "oauth")]
 pub(crate) use jwt::install_crypto_provider;
 #[cfg(feature = "jwt")]
 pub use jwt::{DEFAULT_LEEWAY, JwtAlgorithm, JwtKey, JwtKeyError, JwtVerifier};

@@ -1,9 +1,15 @@
 //! Where a request's notifications go, and the channel an HTTP request makes only when its
 //! handler first says something before its result.
 
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+#[cfg(feature = "http")]
+use std::sync::Arc;
 
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::mpsc;
+
+#[cfg(feature = "http")]
+pub(crate) use lazy::FirstNotification;
+#[cfg(feature = "http")]
+use lazy::LazyChannel;
 
 /// Where a request's notifications go: its own response stream (stdio: the shared output;
 /// HTTP: that request's SSE stream).
@@ -16,6 +22,7 @@ enum Route {
     Channel(mpsc::Sender<String>),
     /// A channel made by the first notification: most HTTP requests send none, and a channel
     /// is two allocations, one of them cache-aligned.
+    #[cfg(feature = "http")]
     Lazy(Arc<LazyChannel>),
     /// Nowhere: nobody would read them.
     Discard,
@@ -34,13 +41,9 @@ impl NotificationSink {
 
     /// A sink whose channel (of `capacity` lines) is made when the first line is sent, and
     /// the handle that waits for it.
+    #[cfg(feature = "http")]
     pub(crate) fn lazy(capacity: usize) -> (Self, FirstNotification) {
-        let channel = Arc::new(LazyChannel {
-            capacity,
-            sender: OnceLock::new(),
-            receiver: Mutex::new(None),
-            made: Notify::new(),
-        });
+        let channel = Arc::new(LazyChannel::new(capacity));
         (
             Self(Route::Lazy(channel.clone())),
             FirstNotification(channel),
@@ -50,6 +53,7 @@ impl NotificationSink {
     pub(super) async fn send(&self, line: String) {
         let tx = match &self.0 {
             Route::Channel(tx) => tx,
+            #[cfg(feature = "http")]
             Route::Lazy(channel) => channel.sender(),
             Route::Discard => {
                 tracing::debug!(message = %line, "dropped a notification: nobody reads this request's");
@@ -61,55 +65,73 @@ impl NotificationSink {
     }
 }
 
-#[derive(Debug)]
-struct LazyChannel {
-    capacity: usize,
-    sender: OnceLock<mpsc::Sender<String>>,
-    /// Taken by the transport once the channel is made.
-    receiver: Mutex<Option<mpsc::Receiver<String>>>,
-    made: Notify,
-}
+#[cfg(feature = "http")]
+mod lazy {
+    use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-impl LazyChannel {
-    fn sender(&self) -> &mpsc::Sender<String> {
-        self.sender.get_or_init(|| {
-            let (tx, rx) = mpsc::channel(self.capacity);
-            *lock(&self.receiver) = Some(rx);
-            // Kept as a permit when the transport is not waiting yet.
-            self.made.notify_one();
-            tx
-        })
-    }
-}
+    use tokio::sync::{Notify, mpsc};
 
-/// The reading end of a [`NotificationSink::lazy`]: the channel, once a first line is sent.
-#[derive(Debug)]
-pub(crate) struct FirstNotification(Arc<LazyChannel>);
-
-impl FirstNotification {
-    /// The channel, if a line has been sent (or is being sent) into it.
-    pub fn try_take(&self) -> Option<mpsc::Receiver<String>> {
-        lock(&self.0.receiver).take()
+    #[derive(Debug)]
+    pub(crate) struct LazyChannel {
+        capacity: usize,
+        sender: OnceLock<mpsc::Sender<String>>,
+        /// Taken by the transport once the channel is made.
+        receiver: Mutex<Option<mpsc::Receiver<String>>>,
+        made: Notify,
     }
 
-    /// Waits until the channel is made, and takes it.
-    pub async fn made(&self) -> mpsc::Receiver<String> {
-        loop {
-            if let Some(rx) = self.try_take() {
-                return rx;
+    impl LazyChannel {
+        pub(super) fn new(capacity: usize) -> Self {
+            Self {
+                capacity,
+                sender: OnceLock::new(),
+                receiver: Mutex::new(None),
+                made: Notify::new(),
             }
-            // A `notify_one` between the check and here left a permit: this returns at once.
-            self.0.made.notified().await;
+        }
+
+        pub(super) fn sender(&self) -> &mpsc::Sender<String> {
+            self.sender.get_or_init(|| {
+                let (tx, rx) = mpsc::channel(self.capacity);
+                *lock(&self.receiver) = Some(rx);
+                // Kept as a permit when the transport is not waiting yet.
+                self.made.notify_one();
+                tx
+            })
         }
     }
+
+    /// The reading end of a lazy [`NotificationSink`](super::NotificationSink): the channel,
+    /// once a first line is sent.
+    #[derive(Debug)]
+    pub(crate) struct FirstNotification(pub(super) Arc<LazyChannel>);
+
+    impl FirstNotification {
+        /// The channel, if a line has been sent (or is being sent) into it.
+        pub fn try_take(&self) -> Option<mpsc::Receiver<String>> {
+            lock(&self.0.receiver).take()
+        }
+
+        /// Waits until the channel is made, and takes it.
+        pub async fn made(&self) -> mpsc::Receiver<String> {
+            loop {
+                if let Some(rx) = self.try_take() {
+                    return rx;
+                }
+                // A `notify_one` between the check and here left a permit: this returns at
+                // once.
+                self.0.made.notified().await;
+            }
+        }
+    }
+
+    /// The slot holds no code that can panic mid-change, so a poisoned lock is as good as any.
+    fn lock<T>(slot: &Mutex<T>) -> MutexGuard<'_, T> {
+        slot.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
-/// The slot holds no code that can panic mid-change, so a poisoned lock is as good as any.
-fn lock<T>(slot: &Mutex<T>) -> MutexGuard<'_, T> {
-    slot.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use std::time::Duration;
 
