@@ -8,7 +8,6 @@ use std::collections::HashSet;
 use std::fmt;
 use std::time::Duration;
 
-use jsonwebtoken::crypto::CryptoProvider;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 
@@ -226,14 +225,13 @@ impl TokenVerifier for JwtVerifier {
     }
 }
 
-/// `jsonwebtoken` picks its crypto backend from its features, and finds none when an
-/// application also enables its other backend; naming ours explicitly works either way. An
-/// application that installed a provider of its own keeps it.
+/// Installs our provider (`jwt_crypto`) as `jsonwebtoken`'s, once per process, before the
+/// runtime signs or verifies anything. An application that installed a provider of its own
+/// first keeps it. Not asked first whether one is installed: asking installs the provider of
+/// `jsonwebtoken`'s features for good.
 pub(crate) fn install_crypto_provider() {
-    if CryptoProvider::try_get_default().is_none() {
-        // Losing the race to another installer is fine: a provider is installed either way.
-        let _ = super::jwt_crypto::provider().install_default();
-    }
+    // Failing means a provider is installed already, which is all this needs.
+    let _ = super::jwt_crypto::provider().install_default();
 }
 
 /// The claims an identity is made of; `jsonwebtoken` has already checked `exp`, `nbf`, `iss`
@@ -311,6 +309,7 @@ mod tests {
     }
 
     fn sign(claims: &Value) -> String {
+        install_crypto_provider();
         let key = EncodingKey::from_secret(SECRET).expect("key");
         encode(&Header::new(Algorithm::HS256), claims, &key).expect("sign")
     }

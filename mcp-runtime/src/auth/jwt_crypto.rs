@@ -93,12 +93,22 @@ mod tests {
 
     /// A token signed by RustCrypto, split into what is signed and the signature.
     fn signed(algorithm: Algorithm, pkcs8: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        crate::auth::jwt::install_crypto_provider();
         let key = EncodingKey::from_ec_der(pkcs8);
         let token =
             encode(&Header::new(algorithm), &json!({"sub": "alice"}), &key).expect("signed");
         let (message, signature) = token.rsplit_once('.').expect("three parts");
         let signature = URL_SAFE_NO_PAD.decode(signature).expect("base64url");
         (message.as_bytes().to_vec(), signature)
+    }
+
+    /// Every test of this crate that signs or reads a JWT installs the provider first, as the
+    /// runtime does: anything else that reached `jsonwebtoken` first would fix its own.
+    #[test]
+    fn the_runtime_installs_this_provider() {
+        crate::auth::jwt::install_crypto_provider();
+        let installed = CryptoProvider::try_get_default().expect("installed");
+        assert!(std::ptr::eq(installed, provider()));
     }
 
     #[test]
