@@ -149,3 +149,32 @@ exit_on_run_errors() {
     exit 1
   fi
 }
+
+# round_order ROUND "A B C": the list, reversed on even rounds, so that a drift in the machine's
+# speed during an invocation does not always favour whoever runs first.
+round_order() {
+  if [ $(($1 % 2)) -eq 0 ]; then
+    tr ' ' '\n' <<<"$2" | grep . | tac | tr '\n' ' '
+  else
+    echo "$2"
+  fi
+}
+
+# measure LABEL URL SCENARIO CONC ROUND [MCPLOAD RUN ARGS]: one closed-loop `mcpload run` of
+# $WARMUP + $DURATION seconds against $SERVER_PID, appended to $OUT/runs.jsonl with its round and
+# the load average before it, and summed up on stderr. A run that fails or hangs ends the script.
+measure() {
+  local label="$1" url="$2" scenario="$3" conc="$4" round="$5" before line limit
+  shift 5
+  limit=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 60 }')
+  before="$(loadavg)"
+  line="$(timeout "$limit" "${LOADGEN_ON[@]}" "$LOADGEN" run --url "$url" --peer "$label" \
+    --scenario "$scenario" --conc "$conc" --warmup "$WARMUP" --duration "$DURATION" \
+    --server-pid "$SERVER_PID" "$@" 2>>"$OUT/mcpload.log")" || {
+    echo "mcpload failed for $label $scenario c=$conc (see $OUT/mcpload.log)" >&2
+    tail -n 5 "$OUT/mcpload.log" >&2
+    exit 1
+  }
+  jq -c --arg l "$before" --argjson r "$round" '. + {round: $r, loadavg_before: $l}' <<<"$line" >>"$OUT/runs.jsonl"
+  jq -r '"   \(.peer) \(.scenario) c=\(.conc): \(.ops_per_s) ops/s, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, errors \(.errors), server CPU \(.server_cpu_us_per_op) µs/op"' <<<"$line" >&2
+}

@@ -87,14 +87,8 @@ bearer_for() {
 log "results in $OUT (load average $(loadavg))"
 
 # ---- the runs ----------------------------------------------------------------------------------
-RUN_LIMIT=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 60 }')
 for round in $(seq 1 "$REPEAT"); do
-# Even rounds take the servers in reverse order, so a drift in the machine's speed does not
-# always favour the same one.
-order="$CONFIGS"
-if [ $((round % 2)) -eq 0 ]; then
-  order="$(tr ' ' '\n' <<<"$CONFIGS" | grep . | tac | tr '\n' ' ')"
-fi
+order="$(round_order "$round" "$CONFIGS")"
 log "round $round of $REPEAT: $order"
 for config in $order; do
   port="$(free_port)"
@@ -107,16 +101,7 @@ for config in $order; do
   ready "$url" --server-pid "$SERVER_PID" "${bearer[@]}"
   for scenario in $SCENARIOS; do
     for conc in $CONCS; do
-      before="$(loadavg)"
-      line="$(timeout "$RUN_LIMIT" "${LOADGEN_ON[@]}" "$LOADGEN" run --url "$url" --peer "$config" \
-        --scenario "$scenario" --conc "$conc" --warmup "$WARMUP" --duration "$DURATION" \
-        --server-pid "$SERVER_PID" "${bearer[@]}" 2>>"$OUT/mcpload.log")" || {
-        echo "mcpload failed for $config $scenario c=$conc (see $OUT/mcpload.log)" >&2
-        tail -n 5 "$OUT/mcpload.log" >&2
-        exit 1
-      }
-      jq -c --arg l "$before" --argjson r "$round" '. + {round: $r, loadavg_before: $l}' <<<"$line" >>"$OUT/runs.jsonl"
-      jq -r '"   \(.peer) \(.scenario) c=\(.conc): \(.ops_per_s) ops/s, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, errors \(.errors), server CPU \(.server_cpu_us_per_op) µs/op"' <<<"$line" >&2
+      measure "$config" "$url" "$scenario" "$conc" "$round" "${bearer[@]}"
     done
   done
   cleanup
@@ -166,41 +151,36 @@ def ratio(a, b, key, higher_is_better):
 def fmt(value):
     return "–" if value is None else f"{value:.2f}x"
 
+def matched(pairs):
+    """(a's label, b's label, scenario, conc, a, b) for each pair measured in both."""
+    for x, y in pairs:
+        for scenario in ("echo", "mrtr"):
+            for conc in (1, 32):
+                a, b = (x, scenario, conc), (y, scenario, conc)
+                if a in med and b in med:
+                    yield x, y, scenario, conc, a, b
+
 print("\n## What auth costs (auth / no auth; below 1 means auth costs that much)\n")
 print("| server | scenario | conc | throughput | server CPU per op | added CPU µs/op |")
 print("|---|---|---:|---:|---:|---:|")
-for auth, plain in (("mcp+auth", "mcp"), ("mcp+auth-nocache", "mcp"), ("py+auth", "py")):
-    for scenario in ("echo", "mrtr"):
-        for conc in (1, 32):
-            a, b = (auth, scenario, conc), (plain, scenario, conc)
-            if a not in med or b not in med:
-                continue
-            added = med[a]["server_cpu_us_per_op"] - med[b]["server_cpu_us_per_op"]
-            print(f"| {auth} | {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
-                  f"{fmt(ratio(a, b, 'server_cpu_us_per_op', False))} | {added:+.1f} |")
+for auth, _, scenario, conc, a, b in matched((("mcp+auth", "mcp"), ("mcp+auth-nocache", "mcp"), ("py+auth", "py"))):
+    added = med[a]["server_cpu_us_per_op"] - med[b]["server_cpu_us_per_op"]
+    print(f"| {auth} | {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
+          f"{fmt(ratio(a, b, 'server_cpu_us_per_op', False))} | {added:+.1f} |")
 
 print("\n## mcp / py (>1 means mcp is better)\n")
 print("| pair | scenario | conc | throughput | p99 latency | server CPU per op |")
 print("|---|---|---:|---:|---:|---:|")
-for ours, theirs in (("mcp+auth", "py+auth"), ("mcp+auth-nocache", "py+auth"), ("mcp", "py")):
-    for scenario in ("echo", "mrtr"):
-        for conc in (1, 32):
-            a, b = (ours, scenario, conc), (theirs, scenario, conc)
-            if a not in med or b not in med:
-                continue
-            print(f"| {ours} / {theirs} | {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
-                  f"{fmt(ratio(a, b, 'p99_ms', False))} | {fmt(ratio(a, b, 'server_cpu_us_per_op', False))} |")
+for ours, theirs, scenario, conc, a, b in matched((("mcp+auth", "py+auth"), ("mcp+auth-nocache", "py+auth"), ("mcp", "py"))):
+    print(f"| {ours} / {theirs} | {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
+          f"{fmt(ratio(a, b, 'p99_ms', False))} | {fmt(ratio(a, b, 'server_cpu_us_per_op', False))} |")
 
 print("\n## What the token cache saves (cached / uncached)\n")
 print("| scenario | conc | throughput | server CPU per op | CPU µs/op saved |")
 print("|---|---:|---:|---:|---:|")
-for scenario in ("echo", "mrtr"):
-    for conc in (1, 32):
-        a, b = ("mcp+auth", scenario, conc), ("mcp+auth-nocache", scenario, conc)
-        if a not in med or b not in med:
-            continue
-        saved = med[b]["server_cpu_us_per_op"] - med[a]["server_cpu_us_per_op"]
-        print(f"| {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
-              f"{fmt(ratio(a, b, 'server_cpu_us_per_op', False))} | {saved:.1f} |")
+for _, _, scenario, conc, a, b in matched((("mcp+auth", "mcp+auth-nocache"),)):
+    saved = med[b]["server_cpu_us_per_op"] - med[a]["server_cpu_us_per_op"]
+    print(f"| {scenario} | {conc} | {fmt(ratio(a, b, 'ops_per_s', True))} | "
+          f"{fmt(ratio(a, b, 'server_cpu_us_per_op', False))} | {saved:.1f} |")
 PY
 exit_on_run_errors

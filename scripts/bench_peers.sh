@@ -91,14 +91,8 @@ server_command() {
 log "results in $OUT (load average $(loadavg))"
 
 # ---- the runs ----------------------------------------------------------------------------------
-RUN_LIMIT=$(awk -v w="$WARMUP" -v d="$DURATION" 'BEGIN { printf "%d", w + d + 60 }')
 for round in $(seq 1 "$REPEAT"); do
-# Even rounds take the peers in reverse order, so a drift in the machine's speed during the
-# invocation does not always favour the same peer.
-order="$PEERS"
-if [ $((round % 2)) -eq 0 ]; then
-  order="$(tr ' ' '\n' <<<"$PEERS" | grep . | tac | tr '\n' ' ')"
-fi
+order="$(round_order "$round" "$PEERS")"
 log "round $round of $REPEAT: $order"
 for peer in $order; do
   port="$(free_port)"
@@ -116,16 +110,7 @@ for peer in $order; do
   log "$peer: first echo answered $startup_ms ms after spawn; idle RSS $idle_rss_kb kB"
   for scenario in $SCENARIOS; do
     for conc in $CONCS; do
-      before="$(loadavg)"
-      line="$(timeout "$RUN_LIMIT" "${LOADGEN_ON[@]}" "$LOADGEN" run --url "$url" --peer "$peer" \
-        --scenario "$scenario" --conc "$conc" --warmup "$WARMUP" --duration "$DURATION" \
-        --server-pid "$SERVER_PID" 2>>"$OUT/mcpload.log")" || {
-        echo "mcpload failed for $peer $scenario c=$conc (see $OUT/mcpload.log)" >&2
-        tail -n 5 "$OUT/mcpload.log" >&2
-        exit 1
-      }
-      jq -c --arg l "$before" --argjson r "$round" '. + {round: $r, loadavg_before: $l}' <<<"$line" >>"$OUT/runs.jsonl"
-      jq -r '"   \(.peer) \(.scenario) c=\(.conc): \(.ops_per_s) ops/s, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, errors \(.errors), server CPU \(.server_cpu_us_per_op) µs/op"' <<<"$line" >&2
+      measure "$peer" "$url" "$scenario" "$conc" "$round"
     done
   done
   jq -n -c --arg peer "$peer" --argjson round "$round" --argjson startup "$startup_ms" --argjson idle "$idle_rss_kb" \

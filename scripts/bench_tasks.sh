@@ -93,9 +93,7 @@ log "results in $OUT (load average $(loadavg))"
 
 RUN_LIMIT=$(awk -v w="$WARMUP" -v d="$PHASE" 'BEGIN { printf "%d", 2 * (w + d) + 90 }')
 for round in $(seq 1 "$REPEAT"); do
-  order="$STORES"
-  # Every other round the other way round, so that neither store always runs first.
-  [ $((round % 2)) -eq 0 ] && order="$(tr ' ' '\n' <<<"$STORES" | tac | tr '\n' ' ')"
+  order="$(round_order "$round" "$STORES")"
   for store in $order; do
     serve "$store"
     pids=(--server-pid "$SERVER_PID")

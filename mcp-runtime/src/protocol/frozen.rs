@@ -1,18 +1,19 @@
 //! Values that are built once and sent in many messages (the server's `serverInfo` on every
-//! result, a form's schema with every question): their JSON is written when they are made, and
-//! each message copies that text instead of serializing the value again.
+//! result, a form's schema with every question): their JSON is written the first time one is
+//! sent, and each later message copies that text instead of serializing the value again.
 
 use std::fmt;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 /// A shared, immutable `T` with its JSON written once.
 ///
-/// Reads as a `&T` ([`Deref`]); clones share the value; serializing it writes the JSON made by
-/// [`Frozen::new`]. Deserializing reads a `T` and freezes it.
+/// Reads as a `&T` ([`Deref`]); clones share the value and its JSON, which the first
+/// serialization writes and every later one copies. Deserializing reads a `T` and writes no
+/// JSON: a client that only reads what it received never pays for it.
 ///
 /// ```
 /// use mcp::protocol::{Frozen, Implementation};
@@ -28,16 +29,19 @@ pub struct Frozen<T>(Arc<Inner<T>>);
 
 struct Inner<T> {
     value: T,
-    /// `None` when `T` failed to serialize: it is then serialized on every send, so the
-    /// failure surfaces where the message is written, as it would have without freezing.
-    json: Option<Box<RawValue>>,
+    /// Written by the first send. `None` inside when `T` failed to serialize: it is then
+    /// serialized on every send, so the failure surfaces where the message is written, as it
+    /// would have without freezing.
+    json: OnceLock<Option<Box<RawValue>>>,
 }
 
-impl<T: Serialize> Frozen<T> {
-    /// Freezes `value`, writing its JSON now.
+impl<T> Frozen<T> {
+    /// Freezes `value`.
     pub fn new(value: T) -> Self {
-        let json = serde_json::value::to_raw_value(&value).ok();
-        Self(Arc::new(Inner { value, json }))
+        Self(Arc::new(Inner {
+            value,
+            json: OnceLock::new(),
+        }))
     }
 }
 
@@ -54,7 +58,7 @@ impl<T> Clone for Frozen<T> {
     }
 }
 
-impl<T: Serialize> From<T> for Frozen<T> {
+impl<T> From<T> for Frozen<T> {
     fn from(value: T) -> Self {
         Self::new(value)
     }
@@ -74,14 +78,18 @@ impl<T: PartialEq> PartialEq for Frozen<T> {
 
 impl<T: Serialize> Serialize for Frozen<T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match &self.0.json {
+        let json = self
+            .0
+            .json
+            .get_or_init(|| serde_json::value::to_raw_value(&self.0.value).ok());
+        match json {
             Some(json) => json.serialize(s),
             None => self.0.value.serialize(s),
         }
     }
 }
 
-impl<'de, T: Serialize + Deserialize<'de>> Deserialize<'de> for Frozen<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Frozen<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         T::deserialize(d).map(Self::new)
     }
@@ -109,6 +117,7 @@ mod tests {
     fn a_frozen_value_is_serialized_once_however_often_it_is_sent() {
         let count = AtomicUsize::new(0);
         let frozen = Frozen::new(Counted(&count));
+        assert_eq!(count.load(Ordering::Relaxed), 0, "written when first sent");
         for _ in 0..3 {
             assert_eq!(
                 serde_json::to_string(&frozen.clone()).expect("json"),
