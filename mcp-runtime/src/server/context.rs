@@ -228,13 +228,13 @@ impl Context {
 
     /// The protocol revision of this request.
     pub fn protocol_version(&self) -> &str {
-        &self.inner.admitted.protocol_version
+        self.inner.admitted.protocol_version()
     }
 
     /// What the client can do for this request (2026-07-28: declared on the request itself;
     /// 2025-11-25: declared at `initialize`).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
-        &self.inner.admitted.client_capabilities
+        self.inner.admitted.client_capabilities()
     }
 
     /// The settings the client declared on this request for extension `id`, if it did and
@@ -294,7 +294,7 @@ impl Context {
 
     /// The client's self-reported identity: for display and logs, never for security.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.admitted.client_info.as_ref()
+        self.inner.admitted.client_info()
     }
 
     /// The verified caller, when the transport authenticates requests.
@@ -309,7 +309,7 @@ impl Context {
 
     /// Other `_meta` keys of the request (`traceparent`, extension keys, …).
     pub fn meta(&self) -> &JsonObject {
-        &self.inner.admitted.meta
+        self.inner.admitted.meta()
     }
 
     /// Whether the client cancelled this request.

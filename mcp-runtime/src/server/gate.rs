@@ -1,6 +1,8 @@
 //! The generation gate: decides, per request, which wire it travels on and with what
 //! capabilities, before any handler runs.
 
+use std::sync::{Arc, LazyLock};
+
 use crate::protocol::{
     ClientCapabilities, Generation, Implementation, JsonObject, LoggingLevel, McpError,
     ProgressToken, RequestMeta, is_modern, keys, methods,
@@ -14,28 +16,69 @@ use super::preread::Layout;
 #[derive(Debug, Clone)]
 pub(super) struct Admitted {
     pub generation: Generation,
-    pub protocol_version: String,
-    pub client_capabilities: ClientCapabilities,
-    pub client_info: Option<Implementation>,
+    /// What the client declared: the request's own `_meta` (2026-07-28), or its session's
+    /// declarations beside the request's other `_meta` keys (2025-11-25). Shared, not copied:
+    /// a client sends the same `_meta` on every request, and a thread keeps the last one it
+    /// read (`meta_cache`). Its `logLevel` and `progressToken` are not read from here.
+    declared: Arc<RequestMeta>,
     pub log_level: Option<LoggingLevel>,
     pub progress_token: Option<ProgressToken>,
-    /// Other `_meta` keys.
-    pub meta: JsonObject,
 }
 
 impl Admitted {
     /// What a 2025-11-25 session's client declared, for what it sends outside a request (a
     /// notification a hook runs for).
     pub(super) fn of_session(session: LegacySession) -> Self {
+        Self::legacy(Some(session), RequestMeta::default())
+    }
+
+    /// A 2025-11-25 request: what its session declared (nothing before `initialize`), with
+    /// the other keys of the request's `_meta`.
+    fn legacy(session: Option<LegacySession>, meta: RequestMeta) -> Self {
+        let (protocol_version, client_capabilities, client_info, log_level) = match session {
+            Some(s) => (
+                s.protocol_version,
+                s.capabilities,
+                Some(s.client_info),
+                s.log_level,
+            ),
+            None => Default::default(),
+        };
         Self {
             generation: Generation::V2025_11_25,
-            protocol_version: session.protocol_version,
-            client_capabilities: session.capabilities,
-            client_info: Some(session.client_info),
-            log_level: session.log_level,
-            progress_token: None,
-            meta: JsonObject::new(),
+            declared: Arc::new(RequestMeta {
+                protocol_version: Some(protocol_version),
+                client_capabilities: Some(client_capabilities),
+                client_info,
+                log_level: None,
+                progress_token: None,
+                extra: meta.extra,
+            }),
+            log_level,
+            progress_token: meta.progress_token,
         }
+    }
+
+    pub fn protocol_version(&self) -> &str {
+        self.declared
+            .protocol_version
+            .as_deref()
+            .unwrap_or_default()
+    }
+
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        static NONE: LazyLock<ClientCapabilities> = LazyLock::new(ClientCapabilities::default);
+        // Always declared: `admit` refuses a modern request without, and sets a legacy one's.
+        self.declared.client_capabilities.as_ref().unwrap_or(&NONE)
+    }
+
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.declared.client_info.as_ref()
+    }
+
+    /// The other `_meta` keys.
+    pub fn meta(&self) -> &JsonObject {
+        &self.declared.extra
     }
 }
 
@@ -44,7 +87,7 @@ impl Admitted {
 /// request) hands them over as a [`Preparsed`], so the params are not read for them twice.
 #[derive(Debug, Clone, Default)]
 pub(super) struct GateInput {
-    pub meta: Option<RequestMeta>,
+    pub meta: Option<Arc<RequestMeta>>,
     pub request_state: StateField,
     /// Where the members the handler's params are decoded from lie.
     pub layout: Layout,
@@ -93,52 +136,32 @@ pub(super) fn admit(
     conn: &Connection,
 ) -> Result<(Admitted, StateField), McpError> {
     let meta = input.meta.unwrap_or_default();
-    if let Some(version) = meta.protocol_version {
-        if !is_modern(&version) {
-            return Err(McpError::unsupported_version(&version));
+    if let Some(version) = &meta.protocol_version {
+        if !is_modern(version) {
+            return Err(McpError::unsupported_version(version));
         }
-        let Some(client_capabilities) = meta.client_capabilities else {
+        if meta.client_capabilities.is_none() {
             return Err(McpError::invalid_params(format!(
                 "Missing _meta[\"{}\"]",
                 keys::CLIENT_CAPABILITIES
             )));
-        };
+        }
         if methods::LEGACY_ONLY.contains(&method) {
             return Err(McpError::method_not_found(method));
         }
         let admitted = Admitted {
             generation: Generation::V2026_07_28,
-            protocol_version: version,
-            client_capabilities,
-            client_info: meta.client_info,
             log_level: meta.log_level,
-            progress_token: meta.progress_token,
-            meta: meta.extra,
+            progress_token: meta.progress_token.clone(),
+            declared: meta,
         };
         return Ok((admitted, input.request_state));
     }
     let session = conn.legacy_session();
     // 2025-11-25 lets either side ping at any time, before `initialize` too.
     if method == methods::INITIALIZE || method == methods::PING || session.is_some() {
-        let (protocol_version, client_capabilities, client_info, log_level) = match session {
-            Some(s) => (
-                s.protocol_version,
-                s.capabilities,
-                Some(s.client_info),
-                s.log_level,
-            ),
-            None => Default::default(),
-        };
-        let admitted = Admitted {
-            generation: Generation::V2025_11_25,
-            protocol_version,
-            client_capabilities,
-            client_info,
-            log_level,
-            progress_token: meta.progress_token,
-            meta: meta.extra,
-        };
-        return Ok((admitted, input.request_state));
+        let meta = Arc::try_unwrap(meta).unwrap_or_else(|shared| (*shared).clone());
+        return Ok((Admitted::legacy(session, meta), input.request_state));
     }
     Err(McpError::invalid_params(format!(
         "Missing _meta[\"{}\"]: a 2026-07-28 request carries its protocol version and client \

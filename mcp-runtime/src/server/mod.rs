@@ -21,6 +21,7 @@ mod lifecycle;
 mod listen;
 mod listen_tasks;
 mod listing;
+mod meta_cache;
 mod middleware;
 mod mount;
 pub(crate) mod preread;

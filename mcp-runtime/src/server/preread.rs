@@ -7,15 +7,17 @@
 
 use std::cell::Cell;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::protocol::{McpError, Text};
+use crate::protocol::{McpError, RequestMeta, Text};
 
 #[cfg(feature = "http")]
 use super::gate::Preparsed;
 use super::gate::{GateInput, StateField};
+use super::meta_cache;
 
 #[cfg(feature = "http")]
 impl Preparsed {
@@ -176,24 +178,62 @@ struct Members<'a> {
 
 impl<'a> Members<'a> {
     fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
+        let read = match Self::read_with(params, routed_by, MetaReading::Cached) {
+            // Read in place, the refusal says where in the params `_meta` went wrong.
+            Err(Refused::MetaOnItsOwn) => Self::read_with(params, routed_by, MetaReading::InPlace),
+            read => read,
+        };
+        read.map_err(|refused| match refused {
+            Refused::Error(error) => error,
+            // Read in place, `_meta` is never read on its own.
+            Refused::MetaOnItsOwn => McpError::invalid_params("Invalid _meta"),
+        })
+    }
+
+    fn read_with(
+        params: &'a RawValue,
+        routed_by: Option<&str>,
+        meta: MetaReading,
+    ) -> Result<Self, Refused> {
         let mut de = serde_json::Deserializer::from_str(params.get());
         let in_meta = Cell::new(false);
+        let meta_on_its_own_failed = Cell::new(false);
         let mut members = de
             .deserialize_map(MembersVisitor {
                 in_meta: &in_meta,
+                meta_on_its_own_failed: &meta_on_its_own_failed,
+                meta,
                 routed_by,
             })
             .map_err(|e| {
+                if meta_on_its_own_failed.get() {
+                    return Refused::MetaOnItsOwn;
+                }
                 let what = if in_meta.get() {
                     "Invalid _meta"
                 } else {
                     "Invalid params"
                 };
-                params_error(what, &e)
+                Refused::Error(params_error(what, &e))
             })?;
         members.input.layout = Layout::of(params, &members);
         Ok(members)
     }
+}
+
+/// How the one pass reads `_meta`.
+#[derive(Clone, Copy)]
+enum MetaReading {
+    /// Its text first, parsed through the thread's cache (`meta_cache`).
+    Cached,
+    /// Parsed where it stands in the params, so that an error's position is the params'.
+    InPlace,
+}
+
+enum Refused {
+    /// `_meta` read on its own failed: read the params again with it in place.
+    MetaOnItsOwn,
+    Error(McpError),
 }
 
 /// Where, in the params text, the members a multi-round method's params are made of lie, as
@@ -296,6 +336,9 @@ fn params_error(what: &str, e: &serde_json::Error) -> McpError {
 struct MembersVisitor<'c> {
     /// Set when reading `_meta` failed, so the error says so.
     in_meta: &'c Cell<bool>,
+    /// Set when `_meta`'s text, read on its own, did not parse.
+    meta_on_its_own_failed: &'c Cell<bool>,
+    meta: MetaReading,
     /// The member an extension routes the method by.
     routed_by: Option<&'c str>,
 }
@@ -327,7 +370,18 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                         return Err(de::Error::duplicate_field("_meta"));
                     }
                     self.in_meta.set(true);
-                    members.input.meta = map.next_value()?;
+                    members.input.meta = match self.meta {
+                        MetaReading::InPlace => {
+                            map.next_value::<Option<RequestMeta>>()?.map(Arc::new)
+                        }
+                        MetaReading::Cached => {
+                            let text: &RawValue = map.next_value()?;
+                            meta_cache::parse(text.get()).map_err(|e| {
+                                self.meta_on_its_own_failed.set(true);
+                                de::Error::custom(e)
+                            })?
+                        }
+                    };
                     self.in_meta.set(false);
                 }
                 "name" => once(&mut members.name, map.next_value()?, "name")?,
@@ -495,6 +549,24 @@ mod tests {
         let null = raw(r#"{"requestState":null}"#);
         let input = GateInput::read(Some(&null)).expect("readable");
         assert_eq!(input.request_state, StateField::Absent);
+    }
+
+    #[test]
+    fn a_meta_that_does_not_parse_is_refused_where_it_stands_in_the_params() {
+        // The column is the params' (past the `5`), not `_meta`'s own.
+        let params = raw(r#"{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":5}}"#);
+        for _ in 0..2 {
+            let error = GateInput::read(Some(&params)).expect_err("not a version");
+            assert_eq!(error.code, -32602);
+            assert!(
+                error
+                    .message
+                    .starts_with("Invalid _meta: invalid type: integer `5`")
+                    && error.message.ends_with("line 1 column 64"),
+                "{}",
+                error.message
+            );
+        }
     }
 
     #[test]
