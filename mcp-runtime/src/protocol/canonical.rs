@@ -33,13 +33,31 @@ pub(crate) fn write_value(out: &mut String, value: &Value, sort_keys: bool) {
 }
 
 pub(crate) fn write_object(out: &mut String, map: &Map<String, Value>, sort_keys: bool) {
-    out.push('{');
-    let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-    if sort_keys {
-        // Rust orders `str` by UTF-8 bytes, which is code-point order, as Python sorts.
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    // Rust orders `str` by UTF-8 bytes, which is code-point order, as Python sorts. serde_json's
+    // map iterates in that order already unless some crate in the build turns on its
+    // `preserve_order` feature, so the entries are collected and sorted only when they are not.
+    if !sort_keys || map.keys().is_sorted() {
+        write_entries(out, map.iter(), sort_keys);
+    } else {
+        write_entries(out, sorted(map.iter()).into_iter(), sort_keys);
     }
-    for (i, (key, item)) in entries.into_iter().enumerate() {
+}
+
+fn sorted<'a>(
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+) -> Vec<(&'a String, &'a Value)> {
+    let mut entries: Vec<_> = entries.collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+fn write_entries<'a>(
+    out: &mut String,
+    entries: impl Iterator<Item = (&'a String, &'a Value)>,
+    sort_keys: bool,
+) {
+    out.push('{');
+    for (i, (key, item)) in entries.enumerate() {
         if i > 0 {
             out.push(',');
         }
@@ -311,6 +329,18 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn entries_not_in_order_are_sorted_by_code_point() {
+        // serde_json's map is in order here; with `preserve_order` it keeps insertion order.
+        let v = json!({"b": 1, "a": 2, "é": 3, "Z": 4});
+        let map = v.as_object().expect("an object");
+        let keys: Vec<&str> = sorted(map.iter().rev())
+            .into_iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(keys, ["Z", "a", "b", "é"]);
     }
 
     #[test]
