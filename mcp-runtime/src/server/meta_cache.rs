@@ -6,7 +6,7 @@
 //! beside its exact text: a request whose `_meta` is byte for byte that text shares the
 //! parsed value. Parsing is a pure function of the text, so that is the value parsing would
 //! have given. One entry per thread, of a bounded size: a client that varies its `_meta`
-//! (a `progressToken`, a `traceparent`) costs one comparison and one copy of the text more.
+//! (a `progressToken`, a `traceparent`) costs a comparison and two copies of its text more.
 
 use std::cell::RefCell;
 use std::sync::Arc;
@@ -20,10 +20,11 @@ thread_local! {
     static LAST: RefCell<Option<(Box<str>, Arc<RequestMeta>)>> = const { RefCell::new(None) };
 }
 
-/// `_meta` read from its JSON text, as `serde_json::from_str` reads it (`null` is `None`).
+/// `_meta` read from its JSON text as it is read in place, one level inside the params
+/// (`null` is `None`).
 pub(super) fn parse(text: &str) -> Result<Option<Arc<RequestMeta>>, serde_json::Error> {
     if text.len() > MAX_KEPT {
-        return Ok(serde_json::from_str::<Option<RequestMeta>>(text)?.map(Arc::new));
+        return read(text);
     }
     let hit = LAST.with_borrow(|last| match last {
         Some((kept, meta)) if **kept == *text => Some(Arc::clone(meta)),
@@ -32,11 +33,19 @@ pub(super) fn parse(text: &str) -> Result<Option<Arc<RequestMeta>>, serde_json::
     if hit.is_some() {
         return Ok(hit);
     }
-    let meta = serde_json::from_str::<Option<RequestMeta>>(text)?.map(Arc::new);
+    let meta = read(text)?;
     if let Some(meta) = &meta {
         LAST.set(Some((text.into(), Arc::clone(meta))));
     }
     Ok(meta)
+}
+
+/// Reads `_meta` inside a one-element array, so that serde_json's limit on nesting (128
+/// levels) counts the level the params object adds in place: a text nested one level too
+/// deeply is refused alike either way.
+fn read(text: &str) -> Result<Option<Arc<RequestMeta>>, serde_json::Error> {
+    let [meta] = serde_json::from_str::<[Option<RequestMeta>; 1]>(&format!("[{text}]"))?;
+    Ok(meta.map(Arc::new))
 }
 
 #[cfg(test)]

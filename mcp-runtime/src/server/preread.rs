@@ -570,6 +570,24 @@ mod tests {
     }
 
     #[test]
+    fn a_meta_read_through_the_cache_reads_as_it_does_in_place_at_every_depth() {
+        // Around serde_json's limit on nesting, which counts the params and `_meta` too.
+        for depth in 120..=130 {
+            let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let params = raw(&format!(r#"{{"_meta":{{"x":{deep}}}}}"#));
+            let in_place = Members::read_with(&params, None, MetaReading::InPlace)
+                .map(|m| m.input.meta)
+                .map_err(|_| depth);
+            for round in ["parsed", "cached"] {
+                let cached = GateInput::read(Some(&params))
+                    .map(|input| input.meta)
+                    .map_err(|_| depth);
+                assert_eq!(cached, in_place, "{round} at depth {depth}");
+            }
+        }
+    }
+
+    #[test]
     fn a_bad_escape_found_in_the_params_is_a_parse_error() {
         let params = raw(r#"{"_meta":{"x":"\ud800"}}"#);
         let error = GateInput::read(Some(&params)).expect_err("a lone surrogate");
