@@ -274,37 +274,42 @@ impl Incoming {
 
 /// Writes `{"jsonrpc":"2.0","id":…,"result":…}`.
 pub fn result_line<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> String {
-    to_line(&ResultResponse { id, result })
+    to_line(&ResultResponse { id, result }, RESULT_ROOM)
 }
 
 /// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id` is left out when the request had no
 /// usable one (the MCP schemas allow no `null` id).
 pub fn error_line(id: Option<&RequestId>, error: &McpError) -> String {
-    to_line(&ErrorResponse { id, error })
+    to_line(&ErrorResponse { id, error }, LINE_ROOM)
 }
 
 /// Writes `{"jsonrpc":"2.0","method":…,"params":…}`.
 pub fn notification_line<T: Serialize + ?Sized>(method: &str, params: &T) -> String {
-    to_line(&Message {
-        id: None,
-        method,
-        params,
-    })
+    to_line(
+        &Message {
+            id: None,
+            method,
+            params,
+        },
+        LINE_ROOM,
+    )
 }
 
 /// Writes `{"jsonrpc":"2.0","id":…,"method":…,"params":…}`.
 pub fn request_line<T: Serialize + ?Sized>(id: &RequestId, method: &str, params: &T) -> String {
-    to_line(&Message {
-        id: Some(id),
-        method,
-        params,
-    })
+    to_line(
+        &Message {
+            id: Some(id),
+            method,
+            params,
+        },
+        LINE_ROOM,
+    )
 }
 
-fn to_line<T: Serialize>(message: &T) -> String {
-    // Room for most lines at once: `to_string` starts at 128 bytes, so a 190-byte result took
-    // two allocations and a question with its form four.
-    let mut line = Vec::with_capacity(LINE_CAPACITY);
+/// `message` as one line, in a buffer that starts with `room` bytes.
+fn to_line<T: Serialize>(message: &T, room: usize) -> String {
+    let mut line = Vec::with_capacity(room);
     // Every type we serialize has string keys and no failing `Serialize` impl; should one ever
     // fail, the peer still gets a well-formed internal error instead of a torn line.
     let written = serde_json::to_writer(&mut line, message)
@@ -317,9 +322,14 @@ fn to_line<T: Serialize>(message: &T) -> String {
     })
 }
 
-/// The room an outgoing line starts with: below the 1 KiB from which glibc's `malloc` first
-/// consolidates its fast bins.
-const LINE_CAPACITY: usize = 1000;
+/// The room a result line starts with, enough for most at once (serde_json's `to_string`
+/// starts at 128 bytes, so a 190-byte result took two allocations and a question with its
+/// form four), and below the 1 KiB from which glibc's `malloc` consolidates its fast bins. A
+/// result is sent once and dropped; notifications, which may wait in a listener's queue by
+/// the thousand, keep the small start.
+const RESULT_ROOM: usize = 1000;
+/// The room other lines start with, as `to_string`'s.
+const LINE_ROOM: usize = 128;
 
 struct ResultResponse<'a, T: ?Sized> {
     id: &'a RequestId,
