@@ -22,11 +22,18 @@ pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event
 /// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
 /// are not plain ASCII. `None` when the value is unreadable.
 pub fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
-    let text = std::str::from_utf8(raw).ok()?;
-    let text = text.trim_matches([' ', '\t']);
-    if text.bytes().any(|b| !(0x20..0x7f).contains(&b)) {
+    let framing = |b: &u8| *b == b' ' || *b == b'\t';
+    let start = raw.iter().position(|b| !framing(b)).unwrap_or(raw.len());
+    let end = raw
+        .iter()
+        .rposition(|b| !framing(b))
+        .map_or(start, |last| last + 1);
+    let bytes = &raw[start..end];
+    if bytes.iter().any(|b| !(0x20..0x7f).contains(b)) {
         return None;
     }
+    // Printable ASCII, so this cannot fail.
+    let text = std::str::from_utf8(bytes).ok()?;
     match text
         .strip_prefix("=?base64?")
         .and_then(|t| t.strip_suffix("?="))
@@ -175,18 +182,22 @@ pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     if lines.peek().is_none() {
         return true;
     }
-    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
-    let mut items = lines
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','));
-    items.any(|item| {
-        let range = item.split(';').next().unwrap_or("").trim();
-        range.eq_ignore_ascii_case(media)
-            || range == "*/*"
-            || range
-                .strip_suffix("/*")
-                .is_some_and(|k| k.eq_ignore_ascii_case(kind))
-    })
+    let media = media.as_bytes();
+    let kind = media.split(|&b| b == b'/').next().unwrap_or(media);
+    // A line that is not visible ASCII is skipped whole. Bytes, not `str`: splitting and
+    // trimming text cost a thousand instructions on every request for a one-line header.
+    lines
+        .filter(|line| line.to_str().is_ok())
+        .flat_map(|line| line.as_bytes().split(|&b| b == b','))
+        .any(|item| {
+            let range = item.split(|&b| b == b';').next().unwrap_or(item);
+            let range = range.trim_ascii();
+            range.eq_ignore_ascii_case(media)
+                || range == b"*/*"
+                || range
+                    .strip_suffix(b"/*")
+                    .is_some_and(|k| k.eq_ignore_ascii_case(kind))
+        })
 }
 
 /// The `(property, header name)` pairs an input schema marks with `x-mcp-header`.
@@ -222,6 +233,57 @@ mod tests {
         );
         assert_eq!(decode_value(b"=?base64?!!!?="), None);
         assert_eq!(decode_value(b"a\x01b"), None);
+        assert_eq!(decode_value(b"\t x y\t ").as_deref(), Some("x y"));
+        assert_eq!(decode_value(b" \t ").as_deref(), Some(""));
+        assert_eq!(decode_value(b"").as_deref(), Some(""));
+        assert_eq!(decode_value("é".as_bytes()), None);
+        assert_eq!(decode_value(b"a\x7f"), None);
+        assert_eq!(decode_value(b"\xff"), None);
+    }
+
+    #[test]
+    fn accept_lists_admit_as_rfc_9110_reads_them() {
+        let admits = |lines: &[&[u8]], media: &str| {
+            let mut headers = HeaderMap::new();
+            for line in lines {
+                headers.append(
+                    header::ACCEPT,
+                    HeaderValue::from_bytes(line).expect("a header value"),
+                );
+            }
+            accepts(&headers, media)
+        };
+        const JSON: &str = "application/json";
+        const SSE: &str = "text/event-stream";
+        assert!(admits(&[], JSON), "no Accept admits everything");
+        for (lines, json, sse) in [
+            (
+                &[&b"application/json, text/event-stream"[..]][..],
+                true,
+                true,
+            ),
+            (&[b"text/event-stream"], false, true),
+            (&[b"Application/JSON;q=0.9"], true, false),
+            (&[b" \t application/json ;q=1 , text/html"], true, false),
+            (&[b"*/*"], true, true),
+            (&[b"text/*;q=0.5"], false, true),
+            (&[b"TEXT/*"], false, true),
+            (&[b"application/*, image/png"], true, false),
+            (&[b"text/html", b"application/json"], true, false),
+            (&[b"", b","], false, false),
+            (&[b"application/jsonx", b"text/event-stream2"], false, false),
+            (&[b"*/json"], false, false),
+            // A line that is not visible ASCII counts for nothing, the others still do.
+            (
+                &[b"application/json \xff", b"text/event-stream"],
+                false,
+                true,
+            ),
+        ] {
+            let shown = format!("{lines:?}");
+            assert_eq!(admits(lines, JSON), json, "{shown} admits {JSON}");
+            assert_eq!(admits(lines, SSE), sse, "{shown} admits {SSE}");
+        }
     }
 
     #[test]
