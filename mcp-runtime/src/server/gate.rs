@@ -29,12 +29,12 @@ impl Admitted {
     /// What a 2025-11-25 session's client declared, for what it sends outside a request (a
     /// notification a hook runs for).
     pub(super) fn of_session(session: LegacySession) -> Self {
-        Self::legacy(Some(session), RequestMeta::default())
+        Self::legacy(Some(session), &RequestMeta::default())
     }
 
     /// A 2025-11-25 request: what its session declared (nothing before `initialize`), with
     /// the other keys of the request's `_meta`.
-    fn legacy(session: Option<LegacySession>, meta: RequestMeta) -> Self {
+    fn legacy(session: Option<LegacySession>, meta: &RequestMeta) -> Self {
         let (protocol_version, client_capabilities, client_info, log_level) = match session {
             Some(s) => (
                 s.protocol_version,
@@ -52,10 +52,10 @@ impl Admitted {
                 client_info,
                 log_level: None,
                 progress_token: None,
-                extra: meta.extra,
+                extra: meta.extra.clone(),
             }),
             log_level,
-            progress_token: meta.progress_token,
+            progress_token: meta.progress_token.clone(),
         }
     }
 
@@ -160,8 +160,7 @@ pub(super) fn admit(
     let session = conn.legacy_session();
     // 2025-11-25 lets either side ping at any time, before `initialize` too.
     if method == methods::INITIALIZE || method == methods::PING || session.is_some() {
-        let meta = Arc::try_unwrap(meta).unwrap_or_else(|shared| (*shared).clone());
-        return Ok((Admitted::legacy(session, meta), input.request_state));
+        return Ok((Admitted::legacy(session, &meta), input.request_state));
     }
     Err(McpError::invalid_params(format!(
         "Missing _meta[\"{}\"]: a 2026-07-28 request carries its protocol version and client \

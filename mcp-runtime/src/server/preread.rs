@@ -178,43 +178,32 @@ struct Members<'a> {
 
 impl<'a> Members<'a> {
     fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
-        let read = match Self::read_with(params, routed_by, MetaReading::Cached) {
-            // Read in place, the refusal says where in the params `_meta` went wrong.
-            Err(Refused::MetaOnItsOwn) => Self::read_with(params, routed_by, MetaReading::InPlace),
-            read => read,
-        };
-        read.map_err(|refused| match refused {
-            Refused::Error(error) => error,
-            // Read in place, `_meta` is never read on its own.
-            Refused::MetaOnItsOwn => McpError::invalid_params("Invalid _meta"),
-        })
+        // A refusal is worded by the reading in place, so that where `_meta` went wrong is a
+        // position in the params; a body is refused after two readings instead of one.
+        Self::read_with(params, routed_by, MetaReading::Cached)
+            .or_else(|_| Self::read_with(params, routed_by, MetaReading::InPlace))
     }
 
     fn read_with(
         params: &'a RawValue,
         routed_by: Option<&str>,
         meta: MetaReading,
-    ) -> Result<Self, Refused> {
+    ) -> Result<Self, McpError> {
         let mut de = serde_json::Deserializer::from_str(params.get());
         let in_meta = Cell::new(false);
-        let meta_on_its_own_failed = Cell::new(false);
         let mut members = de
             .deserialize_map(MembersVisitor {
                 in_meta: &in_meta,
-                meta_on_its_own_failed: &meta_on_its_own_failed,
                 meta,
                 routed_by,
             })
             .map_err(|e| {
-                if meta_on_its_own_failed.get() {
-                    return Refused::MetaOnItsOwn;
-                }
                 let what = if in_meta.get() {
                     "Invalid _meta"
                 } else {
                     "Invalid params"
                 };
-                Refused::Error(params_error(what, &e))
+                params_error(what, &e)
             })?;
         members.input.layout = Layout::of(params, &members);
         Ok(members)
@@ -228,12 +217,6 @@ enum MetaReading {
     Cached,
     /// Parsed where it stands in the params, so that an error's position is the params'.
     InPlace,
-}
-
-enum Refused {
-    /// `_meta` read on its own failed: read the params again with it in place.
-    MetaOnItsOwn,
-    Error(McpError),
 }
 
 /// Where, in the params text, the members a multi-round method's params are made of lie, as
@@ -336,8 +319,6 @@ fn params_error(what: &str, e: &serde_json::Error) -> McpError {
 struct MembersVisitor<'c> {
     /// Set when reading `_meta` failed, so the error says so.
     in_meta: &'c Cell<bool>,
-    /// Set when `_meta`'s text, read on its own, did not parse.
-    meta_on_its_own_failed: &'c Cell<bool>,
     meta: MetaReading,
     /// The member an extension routes the method by.
     routed_by: Option<&'c str>,
@@ -376,10 +357,7 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                         }
                         MetaReading::Cached => {
                             let text: &RawValue = map.next_value()?;
-                            meta_cache::parse(text.get()).map_err(|e| {
-                                self.meta_on_its_own_failed.set(true);
-                                de::Error::custom(e)
-                            })?
+                            meta_cache::parse(text.get()).map_err(de::Error::custom)?
                         }
                     };
                     self.in_meta.set(false);
