@@ -30,6 +30,10 @@ BUCKETS = [
     # What the user's crate compiles: the tool function and what `#[mcp::tool]` generates around
     # it (its argument decoding, its result); the floor's whole `call`.
     ("handler", ("mcp", "floor"), r"bench_tools::|^floor_peer::call$"),
+    # The params of a multi-round method decoded from the members the gate found: the gate's
+    # reading, though the trait that does it lives with the sealing (whether it is a frame of
+    # its own is up to the inliner).
+    ("gate", ("mcp",), r"MultiRoundParams>::from_pieces$"),
     # Seal, open, the claims and the request binding's digest.
     ("sealing", ("mcp:mrtr",), r"mcp_runtime::state::|mcp_runtime::server::sealing::"),
     # The answer ledger, the rounds, the form check of an answer.

@@ -101,6 +101,131 @@ pub(crate) fn write_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Whether `text` is already what [`write_value`] with sorted keys writes for the value it
+/// holds, so that it can be digested as it stands: compact, each object's keys in code-point
+/// order and once each, strings of printable ASCII with nothing escaped, integers in their
+/// shortest form (floats are written as Python does, so any is refused). A conservative check
+/// for text serde_json reads: `false` says only that it must be decoded and written again.
+pub(crate) fn is_canonical(text: &str) -> bool {
+    let mut scan = Scan {
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    scan.value(0) && scan.at == text.len()
+}
+
+/// How deep [`is_canonical`] follows nesting before it leaves the text to the decoder.
+const CANONICAL_DEPTH: usize = 32;
+
+/// A cursor over text that [`is_canonical`] reads.
+struct Scan<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn value(&mut self, depth: usize) -> bool {
+        match self.bytes.get(self.at) {
+            Some(b'{') => depth < CANONICAL_DEPTH && self.object(depth + 1),
+            Some(b'[') => depth < CANONICAL_DEPTH && self.array(depth + 1),
+            Some(b'"') => self.string().is_some(),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.integer(),
+            _ => false,
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> bool {
+        self.at += 1;
+        if self.eat(b'}') {
+            return true;
+        }
+        let mut previous: Option<&[u8]> = None;
+        loop {
+            let Some(key) = self.string() else {
+                return false;
+            };
+            // Bytes order printable ASCII as code points do; a key twice is refused too.
+            if previous.is_some_and(|previous| previous >= key) {
+                return false;
+            }
+            previous = Some(key);
+            if !(self.eat(b':') && self.value(depth)) {
+                return false;
+            }
+            if self.eat(b'}') {
+                return true;
+            }
+            if !self.eat(b',') {
+                return false;
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> bool {
+        self.at += 1;
+        if self.eat(b']') {
+            return true;
+        }
+        loop {
+            if !self.value(depth) {
+                return false;
+            }
+            if self.eat(b']') {
+                return true;
+            }
+            if !self.eat(b',') {
+                return false;
+            }
+        }
+    }
+
+    /// A string with nothing to escape: its contents.
+    fn string(&mut self) -> Option<&'a [u8]> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.at;
+        let run = plain_prefix(&self.bytes[start..]);
+        self.at += run;
+        // The run ends at the closing quote, or at a byte that is escaped or not ASCII.
+        self.eat(b'"').then(|| &self.bytes[start..start + run])
+    }
+
+    fn integer(&mut self) -> bool {
+        let negative = self.eat(b'-');
+        let start = self.at;
+        while self.bytes.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        let shortest = match &self.bytes[start..self.at] {
+            [] => false,
+            // serde_json reads `-0` as the float -0.0.
+            [b'0'] => !negative,
+            [b'0', ..] => false,
+            // Within i64 whatever the digits.
+            digits => digits.len() <= 18,
+        };
+        shortest && !matches!(self.bytes.get(self.at), Some(b'.' | b'e' | b'E'))
+    }
+
+    fn literal(&mut self, word: &[u8]) -> bool {
+        let found = self.bytes[self.at..].starts_with(word);
+        if found {
+            self.at += word.len();
+        }
+        found
+    }
+
+    fn eat(&mut self, byte: u8) -> bool {
+        let found = self.bytes.get(self.at) == Some(&byte);
+        self.at += usize::from(found);
+        found
+    }
+}
+
 /// The length of the leading run of bytes that need no escaping (printable ASCII other than
 /// `"` and `\\`), checked eight bytes at a time.
 fn plain_prefix(bytes: &[u8]) -> usize {
@@ -350,5 +475,179 @@ mod tests {
             dumps(&v, true),
             r#"{"a":{"Z":3.5,"z":[true,null],"\u00e9":2},"b":1}"#
         );
+    }
+
+    /// Text `is_canonical` accepts is exactly what decoding it and writing it again gives.
+    fn holds_as_written(text: &str) {
+        if is_canonical(text) {
+            let value: Value = serde_json::from_str(text).expect("canonical text is JSON");
+            assert_eq!(dumps(&value, true), text, "accepted, yet written otherwise");
+        }
+    }
+
+    #[test]
+    fn canonical_text_is_accepted() {
+        for text in [
+            r#"{}"#,
+            r#"{"name":"orders"}"#,
+            r#"{"":0,"a":[],"b":{},"c":[1,-2,true,false,null,"x"]}"#,
+            r#"{"A":1,"Z":{"a":{"b":[[{"c":"d e"}]]}},"a":-123456789012345678}"#,
+            r#"[0,"",{"k":"v"}]"#,
+        ] {
+            assert!(is_canonical(text), "{text}");
+            holds_as_written(text);
+        }
+    }
+
+    #[test]
+    fn text_written_otherwise_is_refused() {
+        let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
+        for text in [
+            r#"{"b":1,"a":2}"#,
+            r#"{"a":1,"a":2}"#,
+            r#"{ "a":1}"#,
+            r#"{"a": 1}"#,
+            r#"{"a":1} "#,
+            r#"{"a":"\u0041"}"#,
+            r#"{"a":"x\"y"}"#,
+            r#"{"a":"é"}"#,
+            r#"{"é":1}"#,
+            r#"{"a":1.0}"#,
+            r#"{"a":1e3}"#,
+            r#"{"a":-0}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1234567890123456789}"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1,}"#,
+            r#"{"a"}"#,
+            r#"{"a":1"#,
+            "",
+            &deep,
+        ] {
+            assert!(!is_canonical(text), "{text}");
+        }
+    }
+
+    /// Random JSON texts, most of them not canonical in one way or another: none is accepted
+    /// that decodes and writes otherwise, and every text written canonically is accepted.
+    #[test]
+    fn acceptance_agrees_with_writing_on_random_text() {
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: u64) -> u64 {
+                // xorshift64*: deterministic, so a failure is reproducible.
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n
+            }
+        }
+        fn text(rng: &mut Rng, depth: u32, out: &mut String) {
+            let pick = if depth > 3 {
+                4 + rng.below(6)
+            } else {
+                rng.below(10)
+            };
+            let space = |rng: &mut Rng, out: &mut String| {
+                if rng.below(12) == 0 {
+                    out.push(' ');
+                }
+            };
+            match pick {
+                0..=2 => {
+                    out.push('{');
+                    let keys = ["", "a", "b", "B", "ab", "é", "a\\u0062", "z"];
+                    for i in 0..rng.below(4) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        space(rng, out);
+                        let key = keys[rng.below(keys.len() as u64) as usize];
+                        write!(out, "\"{key}\":").expect("a String");
+                        text(rng, depth + 1, out);
+                    }
+                    out.push('}');
+                }
+                3 => {
+                    out.push('[');
+                    for i in 0..rng.below(3) {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        text(rng, depth + 1, out);
+                        space(rng, out);
+                    }
+                    out.push(']');
+                }
+                4 => {
+                    let numbers = [
+                        "0",
+                        "-0",
+                        "7",
+                        "-12",
+                        "1.5",
+                        "2e3",
+                        "10",
+                        "123456789012345678",
+                    ];
+                    out.push_str(numbers[rng.below(numbers.len() as u64) as usize]);
+                }
+                5 => {
+                    let strings = [
+                        r#""""#,
+                        r#""x y""#,
+                        r#""\n""#,
+                        r#""é""#,
+                        r#""\u00e9""#,
+                        r#""~""#,
+                    ];
+                    out.push_str(strings[rng.below(strings.len() as u64) as usize]);
+                }
+                6 => out.push_str("true"),
+                7 => out.push_str("false"),
+                _ => out.push_str("null"),
+            }
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut accepted, mut rewritten) = (0, 0);
+        for _ in 0..20_000 {
+            let mut raw = String::new();
+            text(&mut rng, 0, &mut raw);
+            let Ok(value) = serde_json::from_str::<Value>(&raw) else {
+                assert!(!is_canonical(&raw), "{raw}");
+                continue;
+            };
+            holds_as_written(&raw);
+            accepted += usize::from(is_canonical(&raw));
+            let written = dumps(&value, true);
+            if value_has_no_float_or_escape(&written) {
+                assert!(is_canonical(&written), "{written}");
+                rewritten += 1;
+            }
+        }
+        // Both kinds are well represented, or the test says nothing.
+        assert!(
+            accepted > 2_000 && rewritten > 10_000,
+            "{accepted} {rewritten}"
+        );
+    }
+
+    /// Whether canonical text holds only what `is_canonical` accepts: no float, no escape.
+    fn value_has_no_float_or_escape(written: &str) -> bool {
+        let value: Value = serde_json::from_str(written).expect("JSON");
+        fn plain(v: &Value) -> bool {
+            match v {
+                Value::Number(n) => n.is_i64() || n.is_u64(),
+                Value::String(s) => s
+                    .bytes()
+                    .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\'),
+                Value::Array(items) => items.iter().all(plain),
+                Value::Object(map) => map
+                    .iter()
+                    .all(|(k, v)| plain(&Value::String(k.clone())) && plain(v)),
+                _ => true,
+            }
+        }
+        plain(&value)
     }
 }

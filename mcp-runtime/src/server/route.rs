@@ -251,11 +251,15 @@ impl Server {
                 return Err(self.state_error_first(state, method, params, identity, error));
             }
         };
-        // Digested only when there is state to open or seal, and at most once.
+        // Digested only when there is state to open or seal, and at most once: from the
+        // members' text when that is canonical already, else from the decoded params.
         let mut binding = None;
         let plaintext = self.open_state(
             state,
-            || &*binding.insert(decoded.binding(method)),
+            || {
+                let of_text = pieces.as_ref().and_then(|p| P::binding_of_text(p, method));
+                &*binding.insert(of_text.unwrap_or_else(|| decoded.binding(method)))
+            },
             identity,
         )?;
         decoded.set_request_state(plaintext);

@@ -21,17 +21,38 @@ pub(super) trait MultiRoundParams: Sized {
     /// The params decoded from their members alone, each once; `None` for the whole params'
     /// decoding to judge (and word the error): a member missing or that does not decode.
     fn from_pieces(pieces: &Pieces<'_>) -> Option<Self>;
+    /// The member that names what the request is for: `name`, or `uri` for a resource.
+    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str>;
+    /// Whether its `arguments` are part of the binding.
+    const BINDS_ARGUMENTS: bool = true;
     /// The binding, decoding only the members it is made of (not the answers).
     fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        if let Some(binding) = Self::binding_of_text(pieces, method) {
+            return Some(binding);
+        }
         let unanswered = Pieces {
             input_responses: None,
             ..*pieces
         };
         Self::from_pieces(&unanswered).map(|params| params.binding(method))
     }
+    /// The binding read off the members' text with nothing decoded, when their text is what
+    /// decoding and writing them again would give: a target with nothing escaped, arguments in
+    /// canonical form. Only for params that decode.
+    fn binding_of_text(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
+        let target = Self::target_piece(pieces)?
+            .strip_prefix('"')?
+            .strip_suffix('"')
+            .filter(|target| !target.contains('\\'))?;
+        let arguments = pieces.arguments.filter(|_| Self::BINDS_ARGUMENTS);
+        RequestBinding::of_canonical_text(method, target, arguments)
+    }
 }
 
 impl MultiRoundParams for CallToolParams {
+    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
+        pieces.name
+    }
     fn binding(&self, method: &str) -> RequestBinding {
         RequestBinding::with_object(method, &*self.name, self.arguments.as_ref())
     }
@@ -49,6 +70,9 @@ impl MultiRoundParams for CallToolParams {
 }
 
 impl MultiRoundParams for GetPromptParams {
+    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
+        pieces.name
+    }
     fn from_pieces(pieces: &Pieces<'_>) -> Option<Self> {
         Some(Self {
             name: Pieces::decode(pieces.name)??,
@@ -82,6 +106,10 @@ impl MultiRoundParams for GetPromptParams {
 }
 
 impl MultiRoundParams for ReadResourceParams {
+    const BINDS_ARGUMENTS: bool = false;
+    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
+        pieces.uri
+    }
     fn binding(&self, method: &str) -> RequestBinding {
         // Resources have no arguments; the URI is the whole request.
         RequestBinding::new(method, &*self.uri, None)
@@ -255,6 +283,42 @@ mod tests {
                 Some(whole.binding(method)),
                 "{params}"
             );
+            if let Some(of_text) = P::binding_of_text(&pieces, method) {
+                assert_eq!(of_text, whole.binding(method), "{params}");
+            }
+        }
+    }
+
+    #[test]
+    fn canonical_members_bind_from_their_text_and_others_after_decoding() {
+        let pieces = |params: &'static str| {
+            let raw = RawValue::from_string(params.to_owned()).expect("raw");
+            let input = GateInput::read(Some(&raw)).expect("readable");
+            let pieces = input.layout.pieces(Some(&raw)).expect("a layout");
+            (
+                CallToolParams::binding_of_text(&pieces, "tools/call"),
+                crate::protocol::decode_params::<CallToolParams>(Some(&raw))
+                    .expect("params")
+                    .binding("tools/call"),
+            )
+        };
+        for canonical in [
+            r#"{"name":"provision","arguments":{"name":"orders","size":3}}"#,
+            r#"{"arguments":{},"name":"t"}"#,
+            r#"{"name":"t","arguments":null}"#,
+            r#"{"name":"t"}"#,
+        ] {
+            let (of_text, decoded) = pieces(canonical);
+            assert_eq!(of_text, Some(decoded), "{canonical}");
+        }
+        for other in [
+            r#"{"name":"provision","arguments":{"size":3,"name":"orders"}}"#,
+            r#"{"name":"t","arguments":{"a": 1}}"#,
+            r#"{"name":"t","arguments":{"a":1.5}}"#,
+            r#"{"name":"t\u0041","arguments":{}}"#,
+        ] {
+            let (of_text, _) = pieces(other);
+            assert_eq!(of_text, None, "{other}");
         }
     }
 
@@ -267,6 +331,8 @@ mod tests {
             r#"{"name":"t","arguments":{"a":1},"inputResponses":{"r":{"action":"decline"}}}"#
                 .to_owned(),
             r#"{"name":"t\u0041","arguments":{"k":"v"},"other":[1,{"x":2}]}"#.to_owned(),
+            r#"{"name":"t","arguments":{"b":"2","a":"1"}}"#.to_owned(),
+            r#"{"name":"t","arguments":{"a":"1","b":{"c":[-3,true]}}}"#.to_owned(),
             r#"{"name":"t","arguments":null,"inputResponses":null}"#.to_owned(),
             r#"{"name":"t","inputResponses":{},"inputResponses":{"r":{}}}"#.to_owned(),
             r#"{"name":7}"#.to_owned(),

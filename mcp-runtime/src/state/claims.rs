@@ -14,7 +14,7 @@ use super::base64url;
 use super::claims_reader;
 use super::error::InvalidRequestState;
 use super::random::fill_random;
-use crate::protocol::canonical::{write_float, write_object, write_str, write_value};
+use crate::protocol::canonical::{is_canonical, write_float, write_object, write_str, write_value};
 
 /// A token minted more than this far in the future (clock skew between instances) is refused.
 pub(crate) const MAX_FUTURE_SKEW_SECS: f64 = 60.0;
@@ -95,7 +95,28 @@ impl RequestBinding {
             json.clear();
             json.push_str("{}");
         }
-        let digest = Sha256::digest(json.as_bytes());
+        Self::digesting(method, target, &json)
+    }
+
+    /// The binding of arguments given as JSON text (`None` or `null` for none), digested as
+    /// they stand when they are an object in canonical form already, as clients that write
+    /// compact JSON with sorted keys send them; `None` when they must be decoded and written
+    /// again instead.
+    pub(crate) fn of_canonical_text(
+        method: &str,
+        target: &str,
+        arguments: Option<&str>,
+    ) -> Option<Self> {
+        let canonical = match arguments {
+            None | Some("null") => "{}",
+            Some(text) if text.starts_with('{') && is_canonical(text) => text,
+            Some(_) => return None,
+        };
+        Some(Self::digesting(method, target, canonical))
+    }
+
+    fn digesting(method: &str, target: impl Into<String>, canonical: &str) -> Self {
+        let digest = Sha256::digest(canonical.as_bytes());
         Self {
             method: method.to_owned(),
             target: target.into(),
