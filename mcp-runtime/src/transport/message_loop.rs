@@ -198,12 +198,15 @@ impl Serving {
         };
         let ordered = changes_connection(&request.method);
         let exchange = Exchange::new(self.connection.clone(), self.sink.clone(), token);
-        let answering = answer(
+        // Boxed before it is spawned: a task keeps its future inline, and tokio moves that
+        // whole slot (a few KiB) when it spawns the task, stores its output and hands it
+        // over; a box is moved once, into place.
+        let answering = Box::pin(answer(
             self.server.clone().answer_holding(request, exchange, None),
             entry,
             self.outgoing.clone(),
             listen,
-        );
+        ));
         if listen {
             self.listens.spawn(answering);
         } else if ordered {
