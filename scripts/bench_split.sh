@@ -7,7 +7,9 @@
 # far a server can get from the floor by making its MCP layer cheaper alone: the transport and
 # kernel parts are the same code as the floor's.
 #
-#   scripts/bench_split.sh [--seconds N] [--out DIR]
+#   scripts/bench_split.sh [--seconds N] [--repeat N] [--out DIR]
+#
+# With --repeat, the four runs are made N times, alternated, and the table has the medians.
 #
 # Needs `perf` (apt-get install linux-perf) and frame pointers for the call stacks: both servers
 # are built with `release-lto` and `-C force-frame-pointers=yes` into target/bench-fp*, not the
@@ -18,12 +20,14 @@ set -euo pipefail
 source "$(dirname "$0")/bench_lib.sh"
 cd "$ROOT"
 seconds=10
+repeat=1
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--seconds N] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--seconds N] [--repeat N] [--out DIR]" >&2; exit 2 ;;
   esac
 done
 command -v perf >/dev/null || { echo "needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -62,18 +66,28 @@ run() {
   local cpu_us
   cpu_us=$(awk -v t=$((after - before)) -v ops="$ops" -v hz="$(getconf CLK_TCK)" 'BEGIN { print t * 1e6 / hz / ops }')
   scripts/bench_split.py "$out/$name-$scenario.perf" "$cpu_us" "$handler" \
-    | jq -c --arg peer "$name" --arg scenario "$scenario" '{peer: $peer, scenario: $scenario} + .' \
+    | jq -c --arg peer "$name" --arg scenario "$scenario" --argjson round "$round" \
+      '{peer: $peer, scenario: $scenario, round: $round} + .' \
     | tee -a "$out/split.jsonl"
 }
 
 # The application's handler, as the stacks name it: axum's call of the POST handler.
 handler='axum::handler::Handler<.*>>::call::\{\{closure'
-for scenario in echo mrtr; do
-  run mcp "target/bench-fp/$BENCH_PROFILE/examples/bench_server" "$scenario" "$handler"
-  run floor "target/bench-fp-floor/$BENCH_PROFILE/floor-peer" "$scenario" "$handler"
+for round in $(seq "$repeat"); do
+  for scenario in echo mrtr; do
+    run mcp "target/bench-fp/$BENCH_PROFILE/examples/bench_server" "$scenario" "$handler"
+    run floor "target/bench-fp-floor/$BENCH_PROFILE/floor-peer" "$scenario" "$handler"
+  done
 done
 echo
-printf '%-6s %-5s %9s %9s %9s %9s %9s\n' peer op "cpu µs" handler transport kernel "(wakes)"
-jq -r '[.peer, .scenario, .cpu_us, .handler_us, .user_us, .kernel_us, .wake_us] | @tsv' "$out/split.jsonl" \
+echo "medians of $repeat round(s), µs of CPU per operation"
+printf '%-6s %-5s %9s %9s %9s %9s %9s\n' peer op cpu handler transport kernel "(wakes)"
+jq -rs '
+  def median: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+  group_by([.peer, .scenario]) | sort_by(.[0].scenario) | .[]
+  | [.[0].peer, .[0].scenario]
+    + [ (map(.cpu_us) | median), (map(.handler_us) | median), (map(.user_us) | median),
+        (map(.kernel_us) | median), (map(.wake_us) | median) ]
+  | @tsv' "$out/split.jsonl" \
   | awk -F'\t' '{ printf "%-6s %-5s %9.2f %9.2f %9.2f %9.2f %9.2f\n", $1, $2, $3, $4, $5, $6, $7 }' | tee "$out/split.txt"
 echo "report: $out"
