@@ -42,9 +42,9 @@ unset RUSTFLAGS
 bench_meta > "$out/meta.txt"
 echo "build: frame pointers (-C force-frame-pointers=yes)" >> "$out/meta.txt"
 
-# run NAME BINARY SCENARIO HANDLER_REGEX: one row of the table.
+# run ROUND NAME BINARY SCENARIO HANDLER_REGEX: one row of the table.
 run() {
-  local name=$1 binary=$2 scenario=$3 handler=$4 port url pid before after ops
+  local round=$1 name=$2 binary=$3 scenario=$4 handler=$5 port url pid before after ops
   port=$(free_port)
   url=http://127.0.0.1:$port/mcp
   start "$out/$name.log" "$binary" --port "$port"
@@ -75,8 +75,8 @@ run() {
 handler='axum::handler::Handler<.*>>::call::\{\{closure'
 for round in $(seq "$repeat"); do
   for scenario in echo mrtr; do
-    run mcp "target/bench-fp/$BENCH_PROFILE/examples/bench_server" "$scenario" "$handler"
-    run floor "target/bench-fp-floor/$BENCH_PROFILE/floor-peer" "$scenario" "$handler"
+    run "$round" mcp "target/bench-fp/$BENCH_PROFILE/examples/bench_server" "$scenario" "$handler"
+    run "$round" floor "target/bench-fp-floor/$BENCH_PROFILE/floor-peer" "$scenario" "$handler"
   done
 done
 echo

@@ -21,10 +21,9 @@ pub(super) trait MultiRoundParams: Sized {
     /// The params decoded from their members alone, each once; `None` for the whole params'
     /// decoding to judge (and word the error): a member missing or that does not decode.
     fn from_pieces(pieces: &Pieces<'_>) -> Option<Self>;
-    /// The member that names what the request is for: `name`, or `uri` for a resource.
-    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str>;
-    /// Whether its `arguments` are part of the binding.
-    const BINDS_ARGUMENTS: bool = true;
+    /// The text of the members the binding is made of: the one that names what the request
+    /// is for (`name`, or `uri` for a resource), and the arguments, if the method binds any.
+    fn bound_pieces<'a>(pieces: &Pieces<'a>) -> (Option<&'a str>, Option<&'a str>);
     /// The binding, decoding only the members it is made of (not the answers).
     fn binding_of(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
         if let Some(binding) = Self::binding_of_text(pieces, method) {
@@ -40,18 +39,18 @@ pub(super) trait MultiRoundParams: Sized {
     /// decoding and writing them again would give: a target with nothing escaped, arguments in
     /// canonical form. Only for params that decode.
     fn binding_of_text(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
-        let target = Self::target_piece(pieces)?
+        let (target, arguments) = Self::bound_pieces(pieces);
+        let target = target?
             .strip_prefix('"')?
             .strip_suffix('"')
             .filter(|target| !target.contains('\\'))?;
-        let arguments = pieces.arguments.filter(|_| Self::BINDS_ARGUMENTS);
         RequestBinding::of_canonical_text(method, target, arguments)
     }
 }
 
 impl MultiRoundParams for CallToolParams {
-    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
-        pieces.name
+    fn bound_pieces<'a>(pieces: &Pieces<'a>) -> (Option<&'a str>, Option<&'a str>) {
+        (pieces.name, pieces.arguments)
     }
     fn binding(&self, method: &str) -> RequestBinding {
         RequestBinding::with_object(method, &*self.name, self.arguments.as_ref())
@@ -70,8 +69,8 @@ impl MultiRoundParams for CallToolParams {
 }
 
 impl MultiRoundParams for GetPromptParams {
-    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
-        pieces.name
+    fn bound_pieces<'a>(pieces: &Pieces<'a>) -> (Option<&'a str>, Option<&'a str>) {
+        (pieces.name, pieces.arguments)
     }
     fn from_pieces(pieces: &Pieces<'_>) -> Option<Self> {
         Some(Self {
@@ -106,9 +105,9 @@ impl MultiRoundParams for GetPromptParams {
 }
 
 impl MultiRoundParams for ReadResourceParams {
-    const BINDS_ARGUMENTS: bool = false;
-    fn target_piece<'a>(pieces: &Pieces<'a>) -> Option<&'a str> {
-        pieces.uri
+    fn bound_pieces<'a>(pieces: &Pieces<'a>) -> (Option<&'a str>, Option<&'a str>) {
+        // Resources have no arguments; the URI is the whole request.
+        (pieces.uri, None)
     }
     fn binding(&self, method: &str) -> RequestBinding {
         // Resources have no arguments; the URI is the whole request.
