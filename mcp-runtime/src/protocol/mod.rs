@@ -14,6 +14,7 @@ mod frozen;
 mod jsonrpc;
 mod lifecycle;
 mod listen;
+pub(crate) mod members;
 mod meta;
 pub mod methods;
 mod mrtr;

@@ -40,6 +40,19 @@ pub(super) fn parse(text: &str) -> Result<Option<Arc<RequestMeta>>, serde_json::
     Ok(meta)
 }
 
+/// The `_meta` kept, when `ahead` (text that is valid JSON, from where a `_meta` value starts)
+/// starts with its text: that text's length and its value. Only an object is kept, and an
+/// object's text ends at its own closing brace, so valid text that starts with it holds
+/// that very value, whatever follows.
+pub(super) fn kept_at_start(ahead: &str) -> Option<(usize, Arc<RequestMeta>)> {
+    LAST.with_borrow(|last| match last {
+        Some((kept, meta)) if kept.starts_with('{') && ahead.starts_with(&**kept) => {
+            Some((kept.len(), Arc::clone(meta)))
+        }
+        _ => None,
+    })
+}
+
 /// Reads `_meta` inside a one-element array, so that serde_json's limit on nesting (128
 /// levels) counts the level the params object adds in place: a text nested one level too
 /// deeply is refused alike either way.
@@ -85,5 +98,24 @@ mod tests {
         assert_eq!(kept(), None);
         assert!(parse(r#"{"progressToken":[]}"#).is_err());
         assert_eq!(kept(), None);
+    }
+
+    #[test]
+    fn the_kept_text_is_recognised_at_the_start_of_what_follows_and_only_there() {
+        let text = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        let kept_meta = parse(text).expect("valid").expect("a _meta");
+        let (len, meta) =
+            kept_at_start(&format!(r#"{text},"name":"echo"}}"#)).expect("starts with it");
+        assert_eq!(len, text.len());
+        assert!(Arc::ptr_eq(&meta, &kept_meta));
+        for other in [
+            r#"{"io.modelcontextprotocol/protocolVersion":"2025-11-25"},"name":"echo"}"#,
+            r#" {"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-2"#,
+        ] {
+            assert!(kept_at_start(other).is_none(), "{other}");
+        }
+        LAST.set(None);
+        assert!(kept_at_start(&format!("{text}}}")).is_none());
     }
 }

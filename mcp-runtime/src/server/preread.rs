@@ -5,6 +5,7 @@
 //! both. What the gate needs travels on as one opaque [`Preparsed`] value, so the params are
 //! read once.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
@@ -47,8 +48,8 @@ pub(crate) struct Preread<'a> {
     pub name: Option<Text<'a>>,
     /// `uri` (`resources/read`), when it is a string.
     pub uri: Option<Text<'a>>,
-    /// `arguments` (`tools/call`), unparsed.
-    pub arguments: Option<&'a RawValue>,
+    /// `arguments` (`tools/call`), its JSON text unparsed.
+    pub arguments: Option<&'a str>,
     /// The member named by `routed_by`, when it is a string.
     pub routed: Option<Text<'a>>,
 }
@@ -72,9 +73,7 @@ impl<'a> Preread<'a> {
             routed,
             ..
         } = Members::read(params, routed_by)?;
-        let text = |raw: Option<&'a RawValue>| {
-            raw.and_then(|raw| serde_json::from_str::<Text<'a>>(raw.get()).ok())
-        };
+        let text = |raw: Option<&'a str>| raw.and_then(string);
         // The visitor keeps a member it reads for itself in its own slot.
         let routed = match routed_by {
             Some("name") => name,
@@ -157,7 +156,7 @@ impl GateInput {
 }
 
 /// The members of params that anything before dispatch reads: `_meta` parsed in the same pass
-/// (it is read on every request), the others kept raw, which serde_json does without
+/// (it is read on every request), the others kept as their JSON text, found without
 /// recursing, so no depth of nesting fails outside `_meta`. The targets are for the HTTP
 /// transport's routing headers; they are read in every build all the same, so a member given
 /// twice is refused alike with or without it. The one member an extension routes by is read
@@ -166,22 +165,81 @@ impl GateInput {
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 struct Members<'a> {
     input: GateInput,
-    name: Option<&'a RawValue>,
-    uri: Option<&'a RawValue>,
-    arguments: Option<&'a RawValue>,
-    input_responses: Option<&'a RawValue>,
+    name: Option<&'a str>,
+    uri: Option<&'a str>,
+    arguments: Option<&'a str>,
+    input_responses: Option<&'a str>,
     /// `inputResponses` appeared twice: left to the typed decoding to refuse.
     input_responses_twice: bool,
     /// The member an extension routes the method by, unless one of the above.
-    routed: Option<&'a RawValue>,
+    routed: Option<&'a str>,
 }
 
 impl<'a> Members<'a> {
     fn read(params: &'a RawValue, routed_by: Option<&str>) -> Result<Self, McpError> {
+        if let Some(members) = Self::walk(params, routed_by) {
+            return Ok(members);
+        }
         // A refusal is worded by the reading in place, so that where `_meta` went wrong is a
-        // position in the params; a body is refused after two readings instead of one.
+        // position in the params; a body is refused after three readings instead of one.
         Self::read_with(params, routed_by, MetaReading::Cached)
             .or_else(|_| Self::read_with(params, routed_by, MetaReading::InPlace))
+    }
+
+    /// The members as [`read_with`](Self::read_with) reads them, found by walking the params'
+    /// text, which serde_json checked already when it split off the envelope: no member's
+    /// text is checked again. `None` for whatever that reading would refuse or decode
+    /// otherwise (a key with an escape, a member twice, `_meta` that does not parse), which
+    /// is left to it.
+    fn walk(params: &'a RawValue, routed_by: Option<&str>) -> Option<Self> {
+        fn once<'a>(slot: &mut Option<&'a str>, value: &'a str) -> Option<()> {
+            slot.replace(value).is_none().then_some(())
+        }
+        let mut members = Members::default();
+        let (mut meta_seen, mut state_seen) = (false, false);
+        let mut walk = crate::protocol::members::members(params)?;
+        while let Some(key) = walk.next_key() {
+            let key = key.ok()?;
+            if key.contains('\\') {
+                return None;
+            }
+            if key == "_meta" {
+                if std::mem::replace(&mut meta_seen, true) {
+                    return None;
+                }
+                // The client's usual `_meta` is recognised by its text, not stepped through.
+                members.input.meta = match meta_cache::kept_at_start(walk.ahead()) {
+                    Some((len, meta)) => {
+                        walk.step_over(len).ok()?;
+                        Some(meta)
+                    }
+                    None => meta_cache::parse(walk.next_value().ok()?).ok()?,
+                };
+                continue;
+            }
+            let value = walk.next_value().ok()?;
+            match key {
+                "name" => once(&mut members.name, value)?,
+                "uri" => once(&mut members.uri, value)?,
+                "arguments" => once(&mut members.arguments, value)?,
+                "inputResponses" => {
+                    members.input_responses_twice |=
+                        members.input_responses.replace(value).is_some();
+                }
+                "requestState" => {
+                    members.input.request_state = if state_seen {
+                        StateField::NotAToken
+                    } else {
+                        StateField::read(value)
+                    };
+                    state_seen = true;
+                }
+                routed if Some(routed) == routed_by => once(&mut members.routed, value)?,
+                _ => {}
+            }
+        }
+        members.input.layout = Layout::of(params, &members);
+        Some(members)
     }
 
     fn read_with(
@@ -245,8 +303,8 @@ impl Layout {
         if members.input_responses_twice {
             return Self::default();
         }
-        let span = |member: Option<&RawValue>| {
-            let member = member?.get();
+        let span = |member: Option<&str>| {
+            let member = member?;
             let offset = (member.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
             let offset = u32::try_from(offset).ok()?;
             // In the text, or no span: the member was read from it, so it is.
@@ -333,11 +391,11 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Members<'de>, A::Error> {
         fn once<'de, E: de::Error>(
-            slot: &mut Option<&'de RawValue>,
+            slot: &mut Option<&'de str>,
             value: &'de RawValue,
             key: &'static str,
         ) -> Result<(), E> {
-            match slot.replace(value) {
+            match slot.replace(value.get()) {
                 Some(_) => Err(E::duplicate_field(key)),
                 None => Ok(()),
             }
@@ -366,8 +424,9 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                 "uri" => once(&mut members.uri, map.next_value()?, "uri")?,
                 "arguments" => once(&mut members.arguments, map.next_value()?, "arguments")?,
                 "inputResponses" => {
-                    let raw = map.next_value()?;
-                    members.input_responses_twice |= members.input_responses.replace(raw).is_some();
+                    let raw: &RawValue = map.next_value()?;
+                    members.input_responses_twice |=
+                        members.input_responses.replace(raw.get()).is_some();
                 }
                 "requestState" => {
                     let raw: &RawValue = map.next_value()?;
@@ -375,14 +434,15 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
                     members.input.request_state = if state_seen {
                         StateField::NotAToken
                     } else {
-                        StateField::read(raw)
+                        StateField::read(raw.get())
                     };
                     state_seen = true;
                 }
                 // Twice, the header could be checked against one and the handler served the
                 // other.
                 routed if Some(routed) == self.routed_by => {
-                    if members.routed.replace(map.next_value()?).is_some() {
+                    let raw: &RawValue = map.next_value()?;
+                    if members.routed.replace(raw.get()).is_some() {
                         return Err(de::Error::custom(format_args!(
                             "duplicate field `{routed}`"
                         )));
@@ -398,15 +458,25 @@ impl<'de> Visitor<'de> for MembersVisitor<'_> {
 }
 
 impl StateField {
-    fn read(raw: &RawValue) -> Self {
-        match raw.get().as_bytes().first() {
+    /// What the JSON text of a `requestState` member (valid JSON) stands for.
+    fn read(raw: &str) -> Self {
+        match raw.as_bytes().first() {
             Some(b'n') => Self::Absent,
-            Some(b'"') => match serde_json::from_str::<String>(raw.get()) {
-                Ok(token) => Self::Token(token),
-                Err(_) => Self::NotAToken,
+            Some(b'"') => match string(raw) {
+                Some(token) => Self::Token(token.0.into_owned()),
+                None => Self::NotAToken,
             },
             _ => Self::NotAToken,
         }
+    }
+}
+
+/// The string a member's JSON text (valid JSON) is, or `None` when it is not one. Borrowed
+/// as it stands when it has no escapes: the text between the quotes is then the string.
+fn string(raw: &str) -> Option<Text<'_>> {
+    match raw.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(plain) if !plain.contains('\\') => Some(Text(Cow::Borrowed(plain))),
+        _ => serde_json::from_str(raw).ok(),
     }
 }
 
@@ -570,5 +640,119 @@ mod tests {
         let params = raw(r#"{"_meta":{"x":"\ud800"}}"#);
         let error = GateInput::read(Some(&params)).expect_err("a lone surrogate");
         assert_eq!(error.code, -32700, "{}", error.message);
+    }
+
+    /// What a reading found, to compare two readings by.
+    fn found(params: &RawValue, members: &Members<'_>) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?} {:?} {:?} {} {:?} {:?}",
+            members.input.meta,
+            members.input.request_state,
+            members.name,
+            members.uri,
+            members.arguments,
+            members.input_responses,
+            members.input_responses_twice,
+            members.routed,
+            members.input.layout.pieces(Some(params)),
+        )
+    }
+
+    /// Random params: the walk over the checked text finds what serde_json's reading finds,
+    /// or leaves the params to it; and it takes most of them, so the comparison is not empty.
+    #[test]
+    fn the_walk_reads_what_the_careful_reading_reads_or_leaves_it_to_it() {
+        struct Rng(u64);
+        impl Rng {
+            fn below(&mut self, n: usize) -> usize {
+                // xorshift64*: deterministic, so a failure is reproducible.
+                self.0 ^= self.0 >> 12;
+                self.0 ^= self.0 << 25;
+                self.0 ^= self.0 >> 27;
+                ((self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n as u64) as usize
+            }
+            fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+                from[self.below(from.len())]
+            }
+        }
+        const KEYS: [&str; 11] = [
+            "_meta",
+            "name",
+            "uri",
+            "arguments",
+            "inputResponses",
+            "requestState",
+            "taskId",
+            "other",
+            r"na\u006de",
+            r"_met\u0061",
+            "",
+        ];
+        const METAS: [&str; 6] = [
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+            r#"{ "progressToken" : 7 }"#,
+            "null",
+            r#"{"io.modelcontextprotocol/protocolVersion":5}"#,
+            r#"{"a":1,"a":2}"#,
+        ];
+        const VALUES: [&str; 12] = [
+            r#""echo""#,
+            r#""v1.abc-_""#,
+            r#""e\u0063ho""#,
+            r#""a\"b""#,
+            r#""\ud800""#,
+            "7",
+            "null",
+            "true",
+            r#"{"text":"}{","n":[1,{"x":"]"}]}"#,
+            "[]",
+            r#"{"region":{"action":"accept","content":{"r":"eu"}}}"#,
+            "-1.5e3",
+        ];
+        const SPACES: [&str; 3] = ["", " ", "\n "];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (mut walked, mut compared) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = String::from("{");
+            for i in 0..rng.below(6) {
+                if i > 0 {
+                    text.push(',');
+                }
+                let key = rng.pick(&KEYS);
+                let value = if key.starts_with("_met") {
+                    rng.pick(&METAS)
+                } else {
+                    rng.pick(&VALUES)
+                };
+                let space = rng.pick(&SPACES);
+                text.push_str(&format!(r#"{space}"{key}"{space}:{space}{value}{space}"#));
+            }
+            text.push('}');
+            let params = raw(&text);
+            let routed_by = [None, Some("taskId"), Some("name")][rng.below(3)];
+            let careful = Members::read_with(&params, routed_by, MetaReading::Cached);
+            match Members::walk(&params, routed_by) {
+                Some(members) => {
+                    walked += 1;
+                    let careful =
+                        careful.unwrap_or_else(|e| panic!("{text}: walked, refused: {e:?}"));
+                    assert_eq!(found(&params, &members), found(&params, &careful), "{text}");
+                }
+                None => {
+                    if let Ok(careful) = careful {
+                        compared += 1;
+                        // Left to the careful reading, which must still read it as it did.
+                        let again = Members::read(&params, routed_by).expect("read");
+                        assert_eq!(found(&params, &again), found(&params, &careful), "{text}");
+                    }
+                }
+            }
+        }
+        assert!(walked > 8_000, "only {walked} walked");
+        assert!(
+            compared > 1_000,
+            "only {compared} left to the careful reading"
+        );
     }
 }

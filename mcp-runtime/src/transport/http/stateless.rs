@@ -6,7 +6,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
@@ -22,7 +21,7 @@ use super::respond::{self, Job, StatusRules};
 struct Target<'a> {
     name: Option<&'a str>,
     uri: Option<&'a str>,
-    arguments: Option<&'a RawValue>,
+    arguments: Option<&'a str>,
     /// For a method an extension routes by a params member: that member, if it is a string.
     routed: Option<Option<&'a str>>,
 }
@@ -164,9 +163,8 @@ async fn check_headers(
             .header_bindings(target.name.unwrap_or_default())
             .await;
         if !bindings.is_empty() {
-            let arguments: Option<Value> = target
-                .arguments
-                .and_then(|a| serde_json::from_str(a.get()).ok());
+            let arguments: Option<Value> =
+                target.arguments.and_then(|a| serde_json::from_str(a).ok());
             headers::check_params(headers, &bindings, arguments.as_ref())?;
         }
     }
