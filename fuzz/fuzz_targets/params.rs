@@ -5,15 +5,17 @@
 //! built from its keys), `name`, `uri`, `arguments`, `requestState` and others — each possibly
 //! repeated, with values of the right and the wrong types. Besides "never panics": the
 //! transport's reading and the gate's agree exactly, so no body can be read one way for
-//! routing and another for admission; and for built objects the verdict is computed here
-//! independently (refused when a member or a `_meta` key repeats or has the wrong type; else
-//! the version, capabilities, state and target as written) and must match.
+//! routing and another for admission; the walk over the checked text that both take first
+//! finds what serde_json's careful reading finds, wherever it reads the params at all; and
+//! for built objects the verdict is computed here independently (refused when a member or a
+//! `_meta` key repeats or has the wrong type; else the version, capabilities, state and
+//! target as written) and must match.
 
 #![no_main]
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::__private::fuzzing::{ParamsVerdict, read_both_ways};
+use mcp_runtime::__private::fuzzing::{ParamsVerdict, read_both_ways, walk_agrees};
 use serde_json::value::RawValue;
 
 #[derive(Debug, Arbitrary)]
@@ -264,6 +266,10 @@ fn expected(members: &[Member]) -> Option<ParamsVerdict> {
 }
 
 fn check(params: &RawValue) -> Result<ParamsVerdict, i32> {
+    assert!(
+        walk_agrees(params),
+        "the walk over {params} finds otherwise than the careful reading"
+    );
     let (transport, gate) = read_both_ways(params);
     let without_target = transport
         .as_ref()

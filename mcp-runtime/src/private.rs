@@ -25,7 +25,7 @@ pub use crate::server::{
 /// inverts; none of them is public API.
 pub mod fuzzing {
     #[cfg(feature = "http")]
-    pub use crate::server::preread::{ParamsVerdict, read_both_ways};
+    pub use crate::server::preread::{ParamsVerdict, read_both_ways, walk_agrees};
     pub use crate::server::registry::uri_template::percent_decode;
     #[cfg(feature = "http")]
     pub use crate::transport::http::headers::decode_value;
