@@ -46,11 +46,24 @@ pub struct Rounds {
     subject: String,
     previous: Ledger,
     next: Ledger,
+    /// Answers of this round taken from the request as they stand, by key and question
+    /// digest: copied into `next` only if the round ends with questions (most end with
+    /// the function running, and the copy would be dropped).
+    taken_in_place: Vec<(String, String)>,
     responses: Responses,
     /// This round's questions: key, digest, request.
     questions: Vec<(String, String, InputRequest)>,
     /// 2025-11-25: the `elicitationId` each URL question was sent with, by key.
     elicitation_ids: HashMap<String, String>,
+}
+
+/// An answer [`Rounds::lookup`] found.
+#[derive(Debug)]
+enum Answer {
+    /// Its response, held: from the ledger, or given over the back-channel.
+    Held(Value),
+    /// The request's `inputResponses` holds it, read in place.
+    InRequest,
 }
 
 /// Where a round's fresh answers are read from.
@@ -72,6 +85,7 @@ impl Rounds {
             subject: subject.into(),
             previous: Ledger::decode(ctx.request_state()),
             next: Ledger::default(),
+            taken_in_place: Vec::new(),
             responses: Responses::OfRequest,
             questions: Vec::new(),
             elicitation_ids: HashMap::new(),
@@ -95,13 +109,13 @@ impl Rounds {
             InputRequest::Elicit(ElicitParams::form(message, form.schema.clone()))
         };
         let digest = form.question_digest(&message);
-        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, &digest) else {
             self.ask(key, digest, question(message, &form));
             return Ok(None);
         };
-        match self.read_elicitation::<P::Form>(key, &raw, &form.schema) {
+        match self.read_elicitation::<P::Form>(key, self.raw(key, &answer), &form.schema) {
             Ok(outcome) => {
-                self.record(key, digest, raw);
+                self.record(key, digest, answer);
                 P::from_outcome(outcome)
                     .map(Some)
                     .ok_or_else(|| self.declined(key))
@@ -128,18 +142,18 @@ impl Rounds {
             question.url.clone(),
         ));
         let digest = question_digest(&request);
-        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, &digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
-        let Ok(result) = ElicitResult::deserialize(&raw) else {
+        let Ok(result) = ElicitResult::deserialize(self.raw(key, &answer)) else {
             if fresh {
                 return Err(self.wrong_kind(key));
             }
             self.ask(key, digest, request);
             return Ok(None);
         };
-        self.record(key, digest, raw);
+        self.record(key, digest, answer);
         match result.action {
             ElicitAction::Accept => Ok(Some(ElicitUrl {
                 question,
@@ -158,13 +172,13 @@ impl Rounds {
     ) -> Result<Option<Sample>, Halt> {
         let request = InputRequest::CreateMessage(Box::new(params));
         let digest = question_digest(&request);
-        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, &digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
-        match CreateMessageResult::deserialize(&raw) {
+        match CreateMessageResult::deserialize(self.raw(key, &answer)) {
             Ok(result) => {
-                self.record(key, digest, raw);
+                self.record(key, digest, answer);
                 Ok(Some(Sample(result)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
@@ -179,13 +193,13 @@ impl Rounds {
     pub fn list_roots(&mut self, key: &str) -> Result<Option<ListRoots>, Halt> {
         let request = InputRequest::ListRoots;
         let digest = question_digest(&request);
-        let Some((raw, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, &digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
-        match ListRootsResult::deserialize(&raw) {
+        match ListRootsResult::deserialize(self.raw(key, &answer)) {
             Ok(result) => {
-                self.record(key, digest, raw);
+                self.record(key, digest, answer);
                 Ok(Some(ListRoots(result.roots)))
             }
             Err(_) if fresh => Err(self.wrong_kind(key)),
@@ -221,6 +235,7 @@ impl Rounds {
         if !ctx.can_ask_client() {
             return Err(CallBack::Failed(self.no_back_channel()));
         }
+        self.copy_taken_in_place();
         let answered = std::mem::take(&mut self.next.answers);
         self.previous.answers.extend(answered);
         self.previous.asked.clear();
@@ -302,7 +317,8 @@ impl Rounds {
     }
 
     /// The round's questions (all asked together) and the state that carries the answers so far.
-    pub fn finish(self) -> InputRequiredResult {
+    pub fn finish(mut self) -> InputRequiredResult {
+        self.copy_taken_in_place();
         let mut next = self.next;
         let mut result = InputRequiredResult::new();
         for (key, digest, request) in self.questions {
@@ -312,13 +328,13 @@ impl Rounds {
         result.with_state(next.encode())
     }
 
-    /// The answer under `key` to the question with this digest (its raw response, and whether
-    /// it arrived in this round), from the ledger or the answers; `None` when the question
-    /// must be asked. Each key is looked up once per round.
-    fn lookup(&mut self, key: &str, digest: &str) -> Option<(Value, bool)> {
+    /// The answer under `key` to the question with this digest (where it is, and whether it
+    /// arrived in this round), from the ledger or the answers; `None` when the question must
+    /// be asked. Each key is looked up once per round.
+    fn lookup(&mut self, key: &str, digest: &str) -> Option<(Answer, bool)> {
         if let Some(entry) = self.previous.answers.remove(key) {
             if entry.q == digest {
-                return Some((entry.r, false));
+                return Some((Answer::Held(entry.r), false));
             }
             tracing::info!(
                 key,
@@ -327,21 +343,17 @@ impl Rounds {
         }
         // A fresh answer counts only for the question that was asked, as it was asked.
         let fresh = match &mut self.responses {
-            Responses::OfRequest => self
-                .ctx
-                .input_responses()
-                .and_then(|responses| responses.0.get(key))
-                .cloned(),
-            Responses::CalledBack(answers) => answers.remove(key),
+            Responses::OfRequest => self.in_request(key).is_some().then_some(Answer::InRequest),
+            Responses::CalledBack(answers) => answers.remove(key).map(Answer::Held),
         };
-        if let Some(raw) = fresh {
+        if let Some(answer) = fresh {
             if self
                 .previous
                 .asked
                 .get(key)
                 .is_some_and(|asked| asked == digest)
             {
-                return Some((raw, true));
+                return Some((answer, true));
             }
             tracing::info!(
                 key,
@@ -356,10 +368,41 @@ impl Rounds {
         self.questions.push((key.to_owned(), digest, request));
     }
 
-    fn record(&mut self, key: &str, digest: String, raw: Value) {
-        self.next
-            .answers
-            .insert(key.to_owned(), Entry { q: digest, r: raw });
+    /// The raw response of an answer [`lookup`](Self::lookup) found under `key`.
+    fn raw<'s>(&'s self, key: &str, answer: &'s Answer) -> &'s Value {
+        match answer {
+            Answer::Held(raw) => raw,
+            // Found there by the lookup, in the request that cannot change.
+            Answer::InRequest => self.in_request(key).unwrap_or(&Value::Null),
+        }
+    }
+
+    /// The request's own answer under `key`.
+    fn in_request(&self, key: &str) -> Option<&Value> {
+        self.ctx
+            .input_responses()
+            .and_then(|responses| responses.0.get(key))
+    }
+
+    fn record(&mut self, key: &str, digest: String, answer: Answer) {
+        match answer {
+            Answer::Held(raw) => {
+                self.next
+                    .answers
+                    .insert(key.to_owned(), Entry { q: digest, r: raw });
+            }
+            Answer::InRequest => self.taken_in_place.push((key.to_owned(), digest)),
+        }
+    }
+
+    /// Copies into the ledger the answers this round took from the request in place, for a
+    /// round that carries its ledger on.
+    fn copy_taken_in_place(&mut self) {
+        for (key, digest) in std::mem::take(&mut self.taken_in_place) {
+            if let Some(raw) = self.in_request(&key).cloned() {
+                self.next.answers.insert(key, Entry { q: digest, r: raw });
+            }
+        }
     }
 
     fn read_elicitation<T: Elicitation>(
