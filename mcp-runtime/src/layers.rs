@@ -7,6 +7,8 @@ use std::path::Path;
 /// The layers, bottom first. A module of one layer may import from any layer below it and
 /// from nothing beside or above it. (This file, the checker, is test code and not in it.)
 const LAYERS: &[&[&str]] = &[
+    // Test code only: the random source of the tests that generate inputs.
+    &["test_rng"],
     &["protocol", "boxed", "identity", "panics", "backoff"],
     &["state", "telemetry"],
     &["auth"],

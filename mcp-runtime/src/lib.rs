@@ -66,3 +66,5 @@ pub mod __private;
 
 #[cfg(test)]
 mod layers;
+#[cfg(test)]
+mod test_rng;

@@ -532,16 +532,8 @@ mod tests {
     /// that decodes and writes otherwise, and every text written canonically is accepted.
     #[test]
     fn acceptance_agrees_with_writing_on_random_text() {
-        struct Rng(u64);
-        impl Rng {
-            fn below(&mut self, n: u64) -> u64 {
-                // xorshift64*: deterministic, so a failure is reproducible.
-                self.0 ^= self.0 >> 12;
-                self.0 ^= self.0 << 25;
-                self.0 ^= self.0 >> 27;
-                (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n
-            }
-        }
+        use crate::test_rng::Rng;
+
         fn text(rng: &mut Rng, depth: u32, out: &mut String) {
             let pick = if depth > 3 {
                 4 + rng.below(6)

@@ -290,16 +290,8 @@ mod tests {
     /// member for member (keys compared once unescaped).
     #[test]
     fn the_walk_agrees_with_serde_json_on_random_objects() {
-        struct Rng(u64);
-        impl Rng {
-            fn below(&mut self, n: u64) -> u64 {
-                // xorshift64*: deterministic, so a failure is reproducible.
-                self.0 ^= self.0 >> 12;
-                self.0 ^= self.0 << 25;
-                self.0 ^= self.0 >> 27;
-                (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n
-            }
-        }
+        use crate::test_rng::Rng;
+
         const SPACES: [&str; 5] = ["", "", " ", "\n\t", "\r\n  "];
         const STRINGS: [&str; 8] = [
             "",

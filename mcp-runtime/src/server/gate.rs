@@ -85,7 +85,7 @@ impl Admitted {
 /// What the gate reads from a request's params (with the one reader in `preread`): its
 /// `_meta` and its `requestState`. A transport that has read them already (to route the
 /// request) hands them over as a [`Preparsed`], so the params are not read for them twice.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct GateInput {
     pub meta: Option<Arc<RequestMeta>>,
     pub request_state: StateField,

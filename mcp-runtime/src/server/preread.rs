@@ -156,7 +156,7 @@ pub fn walk_agrees(params: &RawValue) -> bool {
         .all(|routed_by| match Members::walk(params, routed_by) {
             None => true,
             Some(walked) => Members::read_with(params, routed_by, MetaReading::Cached)
-                .is_ok_and(|careful| walked.same_as(&careful)),
+                .is_ok_and(|careful| walked == careful),
         })
 }
 
@@ -176,7 +176,7 @@ impl GateInput {
 /// transport's routing headers; they are read in every build all the same, so a member given
 /// twice is refused alike with or without it. The one member an extension routes by is read
 /// only by that transport, which alone compares it with a header.
-#[derive(Default)]
+#[derive(Default, PartialEq)]
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 struct Members<'a> {
     input: GateInput,
@@ -255,31 +255,6 @@ impl<'a> Members<'a> {
         }
         members.input.layout = Layout::of(params, &members);
         Some(members)
-    }
-
-    /// Whether two readings of the same params found the same.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    fn same_as(&self, other: &Self) -> bool {
-        let input = (
-            &self.input.meta,
-            &self.input.request_state,
-            self.input.layout,
-        );
-        let others = (
-            &other.input.meta,
-            &other.input.request_state,
-            other.input.layout,
-        );
-        input == others
-            && (self.name, self.uri, self.arguments, self.input_responses)
-                == (
-                    other.name,
-                    other.uri,
-                    other.arguments,
-                    other.input_responses,
-                )
-            && (self.input_responses_twice, self.routed)
-                == (other.input_responses_twice, other.routed)
     }
 
     fn read_with(
@@ -686,19 +661,8 @@ mod tests {
     /// or leaves the params to it; and it takes most of them, so the comparison is not empty.
     #[test]
     fn the_walk_reads_what_the_careful_reading_reads_or_leaves_it_to_it() {
-        struct Rng(u64);
-        impl Rng {
-            fn below(&mut self, n: usize) -> usize {
-                // xorshift64*: deterministic, so a failure is reproducible.
-                self.0 ^= self.0 >> 12;
-                self.0 ^= self.0 << 25;
-                self.0 ^= self.0 >> 27;
-                ((self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) % n as u64) as usize
-            }
-            fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-                from[self.below(from.len())]
-            }
-        }
+        use crate::test_rng::Rng;
+
         const KEYS: [&str; 11] = [
             "_meta",
             "name",
@@ -743,32 +707,32 @@ mod tests {
                 if i > 0 {
                     text.push(',');
                 }
-                let key = rng.pick(&KEYS);
+                let key = *rng.pick(&KEYS);
                 let value = if key.starts_with("_met") {
-                    rng.pick(&METAS)
+                    *rng.pick(&METAS)
                 } else {
-                    rng.pick(&VALUES)
+                    *rng.pick(&VALUES)
                 };
-                let space = rng.pick(&SPACES);
+                let space = *rng.pick(&SPACES);
                 text.push_str(&format!(r#"{space}"{key}"{space}:{space}{value}{space}"#));
             }
             text.push('}');
             let params = raw(&text);
-            let routed_by = [None, Some("taskId"), Some("name")][rng.below(3)];
+            let routed_by = *rng.pick(&[None, Some("taskId"), Some("name")]);
             let careful = Members::read_with(&params, routed_by, MetaReading::Cached);
             match Members::walk(&params, routed_by) {
                 Some(members) => {
                     walked += 1;
                     let careful =
                         careful.unwrap_or_else(|e| panic!("{text}: walked, refused: {e:?}"));
-                    assert!(members.same_as(&careful), "{text}");
+                    assert!(members == careful, "{text}");
                 }
                 None => {
                     if let Ok(careful) = careful {
                         compared += 1;
                         // Left to the careful reading, which must still read it as it did.
                         let again = Members::read(&params, routed_by).expect("read");
-                        assert!(again.same_as(&careful), "{text}");
+                        assert!(again == careful, "{text}");
                     }
                 }
             }
