@@ -554,7 +554,7 @@ mod tests {
                             out.push(',');
                         }
                         space(rng, out);
-                        let key = keys[rng.below(keys.len() as u64) as usize];
+                        let key = rng.pick(&keys);
                         write!(out, "\"{key}\":").expect("a String");
                         text(rng, depth + 1, out);
                     }
@@ -582,7 +582,7 @@ mod tests {
                         "10",
                         "123456789012345678",
                     ];
-                    out.push_str(numbers[rng.below(numbers.len() as u64) as usize]);
+                    out.push_str(rng.pick::<&str>(&numbers));
                 }
                 5 => {
                     let strings = [
@@ -593,7 +593,7 @@ mod tests {
                         r#""\u00e9""#,
                         r#""~""#,
                     ];
-                    out.push_str(strings[rng.below(strings.len() as u64) as usize]);
+                    out.push_str(rng.pick::<&str>(&strings));
                 }
                 6 => out.push_str("true"),
                 7 => out.push_str("false"),

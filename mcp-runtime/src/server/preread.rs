@@ -487,12 +487,20 @@ impl StateField {
 }
 
 /// The string a member's JSON text (valid JSON) is, or `None` when it is not one. Borrowed
-/// as it stands when it has no escapes: the text between the quotes is then the string.
+/// as it stands when it has no escapes.
 fn string(raw: &str) -> Option<Text<'_>> {
-    match raw.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        Some(plain) if !plain.contains('\\') => Some(Text(Cow::Borrowed(plain))),
-        _ => serde_json::from_str(raw).ok(),
+    match plain_string(raw) {
+        Some(plain) => Some(Text(Cow::Borrowed(plain))),
+        None => serde_json::from_str(raw).ok(),
     }
+}
+
+/// The text between the quotes of a JSON string's text (valid JSON) that has nothing
+/// escaped, which is then the string itself; `None` for any other text.
+pub(super) fn plain_string(raw: &str) -> Option<&str> {
+    raw.strip_prefix('"')?
+        .strip_suffix('"')
+        .filter(|plain| !plain.contains('\\'))
 }
 
 #[cfg(all(test, feature = "http"))]

@@ -10,7 +10,7 @@ use crate::state::{InvalidRequestState, RequestBinding};
 
 use super::Server;
 use super::gate::StateField;
-use super::preread::Pieces;
+use super::preread::{Pieces, plain_string};
 
 /// The params of a method that may take several rounds (`tools/call`, `prompts/get`,
 /// `resources/read`): what their state is bound to, and the plaintext `requestState` slot the
@@ -40,11 +40,7 @@ pub(super) trait MultiRoundParams: Sized {
     /// canonical form. Only for params that decode.
     fn binding_of_text(pieces: &Pieces<'_>, method: &str) -> Option<RequestBinding> {
         let (target, arguments) = Self::bound_pieces(pieces);
-        let target = target?
-            .strip_prefix('"')?
-            .strip_suffix('"')
-            .filter(|target| !target.contains('\\'))?;
-        RequestBinding::of_canonical_text(method, target, arguments)
+        RequestBinding::of_canonical_text(method, plain_string(target?)?, arguments)
     }
 }
 
