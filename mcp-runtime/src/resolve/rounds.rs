@@ -222,6 +222,13 @@ impl Rounds {
         if ctx.generation() != Generation::V2025_11_25 || self.questions.is_empty() {
             return Err(CallBack::Ask);
         }
+        // Boxed: a call waiting on the client is the largest state of a function with
+        // questions, and every call's future would carry room for it (past the 1 KiB from
+        // which glibc's `malloc` takes its slow path), though a 2026-07-28 round never waits.
+        Box::pin(self.ask_over_back_channel(ctx)).await
+    }
+
+    async fn ask_over_back_channel(&mut self, ctx: &Context) -> Result<(), CallBack> {
         let mut check = InputRequiredResult::new();
         for (key, _, request) in &self.questions {
             check = check.ask(key.clone(), request.clone());

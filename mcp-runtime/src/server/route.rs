@@ -6,7 +6,7 @@ use serde_json::value::RawValue;
 
 use crate::protocol::{
     ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
-    RawRequest, RequestId, WireResult, decode_params, methods, result_line,
+    RawRequest, RequestId, WireResult, decode_params, methods, result_line, result_line_with_state,
 };
 
 use super::Server;
@@ -155,7 +155,9 @@ impl Server {
                 Ok(self.result_line(id, generation, EmptyResult::default()))
             }
             methods::SUBSCRIPTIONS_LISTEN if generation == Generation::V2026_07_28 => {
-                self.listen(id, params, &exchange, ctx).await
+                // Boxed: the largest state of all, which every request's future would carry
+                // room for (and be moved and boxed with) though one listen serves many.
+                Box::pin(self.listen(id, params, &exchange, ctx)).await
             }
             methods::DISCOVER if generation == Generation::V2026_07_28 => {
                 Ok(self.result_line(id, generation, self.discover()))
@@ -294,7 +296,8 @@ impl Server {
                         },
                     };
                     let sealed = self.seal_state(plaintext, &binding, method, identity)?;
-                    ask.request_state = Some(sealed);
+                    ask.fill(self.result_fields(generation));
+                    return Ok(result_line_with_state(id, &ask, &sealed));
                 }
                 Ok(self.result_line(id, generation, ask))
             }
