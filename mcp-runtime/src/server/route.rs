@@ -296,8 +296,7 @@ impl Server {
                         },
                     };
                     let sealed = self.seal_state(plaintext, &binding, method, identity)?;
-                    ask.fill(self.result_fields(generation));
-                    return Ok(result_line_with_state(id, &ask, &sealed));
+                    return Ok(self.result_line_with_state(id, generation, ask, &sealed));
                 }
                 Ok(self.result_line(id, generation, ask))
             }
@@ -313,6 +312,19 @@ impl Server {
     ) -> String {
         result.fill(self.result_fields(generation));
         result_line(id, &result)
+    }
+
+    /// [`result_line`](Self::result_line) with the `requestState` the client echoes, added
+    /// without serde_json's escaping when it needs none.
+    fn result_line_with_state(
+        &self,
+        id: &RequestId,
+        generation: Generation,
+        mut result: InputRequiredResult,
+        state: &str,
+    ) -> String {
+        result.fill(self.result_fields(generation));
+        result_line_with_state(id, &result, state)
     }
 }
 
