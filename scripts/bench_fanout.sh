@@ -11,7 +11,7 @@
 # --window 32 (the default) measures throughput: touches queue behind each other, so the
 # latency includes that queue. --window 1 measures the latency of one update on its own.
 #
-# Peers: `mcp` (examples/bench_server.rs, one instance), `mcp-redis` (two bench_server
+# Peers: `mcp` (benches/server, one bench_server), `mcp-redis` (two bench_server
 # instances on one real redis-server: listeners on the first, touches through the second), `py`
 # (the Python SDK 2.3.0 peer, benches/peers/python/server.py, one instance; the SDK ships no
 # bus for a fleet). Servers (and Redis) run on CPU 1, mcpload on CPU 0; every run starts fresh

@@ -4,9 +4,9 @@
 # built, the pinning (servers on CPU 1, mcpload on CPU 0), free ports, starting and stopping
 # servers (and Redis), and the lines of meta.txt that say what was built.
 #
-# Every Rust peer (bench_server, rmcp, the floor) and mcpload, which bounds the floor at c=32, is
-# built alike with the `release-lto` profile (fat LTO, one codegen unit), defined in each of their
-# Cargo.toml: users build their servers with their own profile, so the comparison takes one
+# Every Rust peer (bench_server and bench_server_auth, rmcp, the floor) and mcpload, which
+# bounds the floor at c=32, is built alike with the `release-lto` profile (fat LTO, one codegen
+# unit), defined in each of their Cargo.toml: users build their servers with their own profile, so the comparison takes one
 # optimized profile for all. scripts/profile.sh (callgrind) and scripts/soak.sh keep their
 # plain release builds.
 
@@ -14,7 +14,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PATH="$PATH:/usr/sbin"
 BENCH_PROFILE=release-lto
 LOADGEN="$ROOT/target/bench-load/$BENCH_PROFILE/mcpload"
-OURS="$ROOT/target/$BENCH_PROFILE/examples/bench_server"
+OURS="$ROOT/target/$BENCH_PROFILE/bench_server"
+# The same server behind access tokens (bench_oauth.sh), a binary of its own.
+OURS_AUTH="$ROOT/target/$BENCH_PROFILE/bench_server_auth"
 RMCP_PEER="$ROOT/target/bench-rmcp/$BENCH_PROFILE/rmcp-peer"
 FLOOR_PEER="$ROOT/target/bench-floor/$BENCH_PROFILE/floor-peer"
 PYTHON="$ROOT/.venv/bin/python"
@@ -52,11 +54,16 @@ build_mcpload() {
   cargo build --quiet --profile "$BENCH_PROFILE" --locked \
     --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
 }
-# build_mcp [CARGO ARGS]: bench_server, e.g. `build_mcp --features redis`.
+# build_mcp [CARGO ARGS]: bench_server (benches/server, `mcp` with its default features), e.g.
+# `build_mcp --features redis`.
 # shellcheck disable=SC2120 # the arguments are optional
 build_mcp() {
   cargo build --quiet --profile "$BENCH_PROFILE" --locked \
-    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" --example bench_server "$@"
+    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" -p mcp-bench-server --bin bench_server "$@"
+}
+build_mcp_auth() {
+  cargo build --quiet --profile "$BENCH_PROFILE" --locked \
+    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" -p mcp-bench-server --features auth --bin bench_server_auth
 }
 build_rmcp() {
   cargo build --quiet --profile "$BENCH_PROFILE" --locked \

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The OAuth benchmark (BENCHMARKS.md, "An OAuth-protected exchange"): echo and the two-round
 # exchange at concurrency 1 and 32, each server with and without a bearer token to verify,
-# every request carrying the same ES256 JWT (minted by `bench_server --mint-token` with the
+# every request carrying the same ES256 JWT (minted by `bench_server_auth --mint-token` with the
 # test key of benches/peers/auth/). Servers, each started fresh and pinned to CPU 1 with
 # mcpload on CPU 0, as in scripts/bench_peers.sh:
 #
-#   mcp               bench_server, no auth
-#   mcp+auth          bench_server --auth (verified tokens cached, the default for JWTs)
-#   mcp+auth-nocache  bench_server --auth --no-token-cache (every request verifies its token)
+#   mcp               bench_server_auth, no auth
+#   mcp+auth          bench_server_auth --auth (verified tokens cached, the default for JWTs)
+#   mcp+auth-nocache  bench_server_auth --auth --no-token-cache (every request verifies its token)
 #   py                the Python SDK peer, no auth
 #   py+auth           the Python SDK peer with its bearer middleware and a PyJWT TokenVerifier
 #
@@ -53,17 +53,17 @@ mkdir -p "$OUT"
 PUBLIC_KEY="$ROOT/benches/peers/auth/bench-es256-public.pem"
 
 # ---- build -------------------------------------------------------------------------------------
-log "building ($BENCH_PROFILE): mcpload, bench_server; peers: $PEERS"
+log "building ($BENCH_PROFILE): mcpload, bench_server_auth; peers: $PEERS"
 build_mcpload
-build_mcp
+build_mcp_auth
 [[ " $PEERS " == *" py "* ]] && build_py
-TOKEN="$("$OURS" --mint-token)"
+TOKEN="$("$OURS_AUTH" --mint-token)"
 
 server_command() {
   case "$1" in
-    mcp) echo "$OURS --port $2" ;;
-    mcp+auth) echo "$OURS --port $2 --auth" ;;
-    mcp+auth-nocache) echo "$OURS --port $2 --auth --no-token-cache" ;;
+    mcp) echo "$OURS_AUTH --port $2" ;;
+    mcp+auth) echo "$OURS_AUTH --port $2 --auth" ;;
+    mcp+auth-nocache) echo "$OURS_AUTH --port $2 --auth --no-token-cache" ;;
     py) echo "$PYTHON $ROOT/benches/peers/python/server.py --port $2" ;;
     py+auth) echo "$PYTHON $ROOT/benches/peers/python/server.py --port $2 --auth-key $PUBLIC_KEY" ;;
   esac

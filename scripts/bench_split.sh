@@ -35,7 +35,7 @@ out=${out:-target/bench-results/split-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 build_mcpload
 export RUSTFLAGS="-C force-frame-pointers=yes"
-cargo build --quiet --profile "$BENCH_PROFILE" --locked --example bench_server --target-dir target/bench-fp
+cargo build --quiet --profile "$BENCH_PROFILE" --locked -p mcp-bench-server --bin bench_server --target-dir target/bench-fp
 cargo build --quiet --profile "$BENCH_PROFILE" --locked \
   --manifest-path benches/peers/floor/Cargo.toml --target-dir target/bench-fp-floor
 unset RUSTFLAGS
@@ -75,7 +75,7 @@ run() {
 handler='axum::handler::Handler<.*>>::call::\{\{closure'
 for round in $(seq "$repeat"); do
   for scenario in echo mrtr; do
-    run "$round" mcp "target/bench-fp/$BENCH_PROFILE/examples/bench_server" "$scenario" "$handler"
+    run "$round" mcp "target/bench-fp/$BENCH_PROFILE/bench_server" "$scenario" "$handler"
     run "$round" floor "target/bench-fp-floor/$BENCH_PROFILE/floor-peer" "$scenario" "$handler"
   done
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tasks benchmark (BENCHMARKS.md, "Tasks: creation, polling, memory"): how fast
-# examples/bench_server.rs makes tasks (the tasks extension) and answers `tasks/get`, with its
+# bench_server (benches/server) makes tasks (the tasks extension) and answers `tasks/get`, with its
 # tasks in memory and in Redis, and what a finished task costs in memory.
 #
 #   scripts/bench_tasks.sh [--repeat N] [--seconds S] [--concurrency C] [--warmup S]

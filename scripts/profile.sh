@@ -41,7 +41,8 @@ command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgri
 target=${CARGO_TARGET_DIR:-target/profile-build}
 export CARGO_TARGET_DIR=$target
 CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
-  cargo build --release --example bench_server --example profile_exchange
+  cargo build --release -p mcp-bench-server --bin bench_server
+CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --example profile_exchange
 cargo build --release --locked --manifest-path benches/peers/floor/Cargo.toml --target-dir target/bench-floor
 floor=target/bench-floor/release/floor-peer
 mkdir -p "$out"
@@ -92,7 +93,7 @@ serve() {
 }
 
 echo "== over HTTP (bench_server)"
-serve http -- "$target/release/examples/bench_server"
+serve http -- "$target/release/bench_server"
 for scenario in echo mrtr; do
   echo "-- $scenario"
   scripts/profile_top.py "$ops" "$out/http-$scenario.out" | tee "$out/http-$scenario.txt"
@@ -101,7 +102,7 @@ done
 # Deep enough for the whole stack of a tool function under tokio, hyper and the runtime.
 stacks=(--separate-callers=80)
 echo "== buckets: bench_server and the floor, with call stacks"
-serve stacks-mcp "${stacks[@]}" -- "$target/release/examples/bench_server"
+serve stacks-mcp "${stacks[@]}" -- "$target/release/bench_server"
 serve stacks-floor "${stacks[@]}" -- "$floor"
 scripts/profile_buckets.py "$ops" "$out/buckets.json" \
   "mcp:echo:$out/stacks-mcp-echo.out" "floor:echo:$out/stacks-floor-echo.out" \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Soak test: N clients run full two-round MRTR exchanges over HTTP against
-# examples/bench_server.rs for S seconds, while the server's resident memory is sampled.
+# bench_server (benches/server) for S seconds, while the server's resident memory is sampled.
 #
-#   scripts/soak.sh [--clients N] [--seconds S] [--interval I] [--bin-dir DIR]
+#   scripts/soak.sh [--clients N] [--seconds S] [--interval I] [--debug | --bin-dir DIR]
 #                   [--warmup W] [--tolerance PCT] [--max-rss-mb MB]
 #
 # An exchange is benches/load's `mcpload --scenario mrtr`: `tools/call provision`, its
@@ -15,27 +15,29 @@
 # the last third may exceed the median of the first third by at most PCT percent; or, with
 # --max-rss-mb, when the server's peak RSS (VmHWM) passes MB.
 #
-# --bin-dir names a directory holding bench_server (.ci/run passes the debug examples it built);
-# without it a release build is made. mcpload is built (debug, --locked) into the cargo target
-# directory, unless MCPLOAD names a binary. Defaults: 4 clients, 60 s, every 2 s, warm-up 10 s,
-# tolerance 10 %, no ceiling. Only 127.0.0.1 is used.
+# bench_server is built in release, or with --debug in the dev profile (.ci/run); --bin-dir
+# names a directory holding one built before. mcpload is built (debug, --locked) into the cargo
+# target directory, unless MCPLOAD names a binary. Defaults: 4 clients, 60 s, every 2 s,
+# warm-up 10 s, tolerance 10 %, no ceiling. Only 127.0.0.1 is used.
 set -euo pipefail
 
 CLIENTS=4
 SECONDS_TO_RUN=60
 INTERVAL=2
 BIN_DIR=""
+PROFILE=release
 WARMUP=10
 TOLERANCE=10
 MAX_RSS_MB=""
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --clients) CLIENTS="$2"; shift 2 ;;
     --seconds) SECONDS_TO_RUN="$2"; shift 2 ;;
     --interval) INTERVAL="$2"; shift 2 ;;
     --bin-dir) BIN_DIR="$(cd "$2" && pwd)"; shift 2 ;;
+    --debug) PROFILE=dev; shift ;;
     --warmup) WARMUP="$2"; shift 2 ;;
     --tolerance) TOLERANCE="$2"; shift 2 ;;
     --max-rss-mb) MAX_RSS_MB="$2"; shift 2 ;;
@@ -56,9 +58,9 @@ TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 log() { echo "soak: $*" >&2; }
 
 if [ -z "$BIN_DIR" ]; then
-  log "building bench_server (release)"
-  cargo build --quiet --release --locked --example bench_server
-  BIN_DIR="$TARGET_DIR/release/examples"
+  log "building bench_server ($PROFILE)"
+  cargo build --quiet --profile "$PROFILE" --locked -p mcp-bench-server --bin bench_server
+  if [ "$PROFILE" = dev ]; then BIN_DIR="$TARGET_DIR/debug"; else BIN_DIR="$TARGET_DIR/release"; fi
 fi
 SERVER="$BIN_DIR/bench_server"
 [ -x "$SERVER" ] || { log "no bench_server in $BIN_DIR"; exit 1; }

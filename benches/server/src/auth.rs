@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp::auth::{JwtKey, ResourceServer};
 
-const PRIVATE_KEY: &str = include_str!("../../benches/peers/auth/bench-es256-private.pem");
-const PUBLIC_KEY: &str = include_str!("../../benches/peers/auth/bench-es256-public.pem");
+const PRIVATE_KEY: &str = include_str!("../../peers/auth/bench-es256-private.pem");
+const PUBLIC_KEY: &str = include_str!("../../peers/auth/bench-es256-public.pem");
 
 /// The issuer the tokens name (`iss`), which both servers require.
 pub const ISSUER: &str = "https://auth.bench.invalid";
@@ -20,7 +20,7 @@ pub const RESOURCE: &str = "http://127.0.0.1/mcp";
 /// How long a minted token is valid: longer than any benchmark.
 const LIFETIME: Duration = Duration::from_secs(24 * 3600);
 
-/// The resource server of `bench_server --auth`: tokens of [`ISSUER`] for [`RESOURCE`], and
+/// The resource server of `bench_server_auth --auth`: tokens of [`ISSUER`] for [`RESOURCE`], and
 /// verified tokens remembered unless `cache` is false.
 pub fn resource_server(cache: bool) -> anyhow::Result<ResourceServer> {
     let auth =
