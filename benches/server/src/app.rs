@@ -38,7 +38,7 @@ async fn job() -> &'static str {
 }
 
 /// How many tasks the store holds, finished or not, before it refuses more.
-const MAX_TASKS: usize = 10_000_000;
+pub const MAX_TASKS: usize = 10_000_000;
 
 pub fn task_limits() -> TaskLimits {
     let mut limits = TaskLimits::default();
