@@ -6,8 +6,8 @@
 #
 # Every Rust peer (bench_server and bench_server_auth, rmcp, the floor) and mcpload, which
 # bounds the floor at c=32, is built alike with the `release-lto` profile (fat LTO, one codegen
-# unit), defined in each of their Cargo.toml: users build their servers with their own profile, so the comparison takes one
-# optimized profile for all. scripts/profile.sh (callgrind) and scripts/soak.sh keep their
+# unit), defined in each of their Cargo.toml: users build their servers with their own profile,
+# so the comparison takes one optimized profile for all. scripts/profile.sh (callgrind) and scripts/soak.sh keep their
 # plain release builds.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,17 +54,15 @@ build_mcpload() {
   cargo build --quiet --profile "$BENCH_PROFILE" --locked \
     --manifest-path "$ROOT/benches/load/Cargo.toml" --target-dir "$ROOT/target/bench-load"
 }
-# build_mcp [CARGO ARGS]: bench_server (benches/server, `mcp` with its default features), e.g.
-# `build_mcp --features redis`.
+# build_bench_bin BIN [CARGO ARGS]: a binary of benches/server (`mcp` with its default features).
+build_bench_bin() {
+  cargo build --quiet --profile "$BENCH_PROFILE" --locked \
+    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" -p mcp-bench-server --bin "$@"
+}
+# build_mcp [CARGO ARGS]: bench_server, e.g. `build_mcp --features redis`.
 # shellcheck disable=SC2120 # the arguments are optional
-build_mcp() {
-  cargo build --quiet --profile "$BENCH_PROFILE" --locked \
-    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" -p mcp-bench-server --bin bench_server "$@"
-}
-build_mcp_auth() {
-  cargo build --quiet --profile "$BENCH_PROFILE" --locked \
-    --manifest-path "$ROOT/Cargo.toml" --target-dir "$ROOT/target" -p mcp-bench-server --features auth --bin bench_server_auth
-}
+build_mcp() { build_bench_bin bench_server "$@"; }
+build_mcp_auth() { build_bench_bin bench_server_auth --features auth; }
 build_rmcp() {
   cargo build --quiet --profile "$BENCH_PROFILE" --locked \
     --manifest-path "$ROOT/benches/peers/rmcp/Cargo.toml" --target-dir "$ROOT/target/bench-rmcp"

@@ -40,9 +40,12 @@ command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgri
 # the load benchmark (scripts/bench_peers.sh) measures.
 target=${CARGO_TARGET_DIR:-target/profile-build}
 export CARGO_TARGET_DIR=$target
-CARGO_PROFILE_RELEASE_DEBUG=line-tables-only \
-  cargo build --release -p mcp-bench-server --bin bench_server
-CARGO_PROFILE_RELEASE_DEBUG=line-tables-only cargo build --release --example profile_exchange
+# Two builds: one that selected both packages would give bench_server the features the
+# examples get from the dev-dependencies.
+export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
+cargo build --release -p mcp-bench-server --bin bench_server
+cargo build --release --example profile_exchange
+unset CARGO_PROFILE_RELEASE_DEBUG
 cargo build --release --locked --manifest-path benches/peers/floor/Cargo.toml --target-dir target/bench-floor
 floor=target/bench-floor/release/floor-peer
 mkdir -p "$out"

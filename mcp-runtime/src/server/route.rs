@@ -314,8 +314,9 @@ impl Server {
         result_line(id, &result)
     }
 
-    /// [`result_line`](Self::result_line) with the `requestState` the client echoes, added
-    /// without serde_json's escaping when it needs none.
+    /// [`result_line`](Self::result_line) with the `requestState` the client echoes, written by
+    /// `canonical::write_str` rather than through serde_json (see the protocol's
+    /// `result_line_with_state`).
     fn result_line_with_state(
         &self,
         id: &RequestId,
