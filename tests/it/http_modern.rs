@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::http::{Running, hanging_request, meta, modern, parse_reply, read_to_close};
+use crate::support::http::{
+    Reply, Running, hanging_request, meta, modern, parse_reply, read_to_close,
+};
 
 #[tokio::test]
 async fn a_plain_request_gets_json() {
@@ -351,4 +353,34 @@ async fn a_client_that_takes_no_sse_gets_json_without_the_notifications() {
     assert_eq!(r.status, 200);
     assert_eq!(r.header("content-type"), Some("application/json"));
     assert_eq!(r.json()["result"]["content"][0]["text"], "done");
+}
+
+/// `serve` calls the endpoint without the router for a POST to its path: the same requests
+/// reach it as through the router, and no others.
+#[tokio::test]
+async fn a_post_reaches_the_endpoint_by_its_path_alone() {
+    let s = Running::start().await;
+    let r = call_at(&s, "/mcp?trace=1").await;
+    assert_eq!(r.status, 200, "a query is not part of the path: {r:?}");
+    assert_eq!(r.json()["result"]["content"][0]["text"], "echo");
+    for other in ["/mcp/", "/MCP", "/mcp2", "/m%63p", "/"] {
+        assert_eq!(call_at(&s, other).await.status, 404, "{other}");
+    }
+    // Another method at the path is the router's, as before.
+    assert_eq!(s.method("PUT").send().await.status, 405);
+    // A path with a capture is matched by the router, for every value of it.
+    let s = Running::with(|t| t.path("/{tenant}/mcp")).await;
+    for path in ["/acme/mcp", "/{tenant}/mcp"] {
+        let r = call_at(&s, path).await;
+        assert_eq!(r.status, 200, "{path}: {r:?}");
+    }
+    assert_eq!(call_at(&s, "/mcp").await.status, 404);
+}
+
+async fn call_at(s: &Running, path: &str) -> Reply {
+    s.post(modern(1, "tools/call", json!({"name": "echo"})))
+        .routing("tools/call", Some("echo"))
+        .path(path)
+        .send()
+        .await
 }

@@ -34,7 +34,7 @@ pub struct Exchange {
     /// 2025-11-25 HTTP POST whose client takes no event stream).
     pub(crate) back_channel: bool,
     /// Fires when the server is shutting down gracefully: a listen ends with its final result.
-    pub(crate) closing: Option<CancellationToken>,
+    pub(crate) closing: Option<Arc<CancellationToken>>,
     /// The server asking itself (the HTTP transport learning its tools' header bindings):
     /// no client's request, so no middleware sees or counts it.
     pub(crate) internal: bool,
@@ -68,7 +68,7 @@ impl Exchange {
 
     /// Ends the listens of this exchange gracefully when `closing` fires.
     #[cfg(feature = "http")]
-    pub(crate) fn closing_on(mut self, closing: CancellationToken) -> Self {
+    pub(crate) fn closing_on(mut self, closing: Arc<CancellationToken>) -> Self {
         self.closing = Some(closing);
         self
     }

@@ -52,7 +52,7 @@ impl Server {
                 exchange.sink.send(line).await;
             }
         }
-        let closing = exchange.closing.clone().unwrap_or_default();
+        let closing = exchange.closing.as_deref().cloned().unwrap_or_default();
         loop {
             tokio::select! {
                 biased;

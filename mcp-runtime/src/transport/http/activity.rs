@@ -28,14 +28,66 @@ pub(super) struct Timeouts {
 enum Phase {
     /// No request in progress and no byte of the next one.
     Waiting {
-        deadline: Option<Instant>,
+        deadline: Deadline,
         /// Accepted and never used: the first head's timeout is already running.
         fresh: bool,
     },
     /// Part of a request head has arrived.
-    ReadingHead { deadline: Option<Instant> },
+    ReadingHead { deadline: Deadline },
     /// Requests whose responses have not been sent in full.
     Busy { requests: usize },
+}
+
+/// When a phase times out (`At(None)`: a timeout too long to add), or `Unset` until the first
+/// look at the connection since the phase began. That look follows within the same poll of the
+/// connection's task, so the deadline is late by no more than that; and a phase over before
+/// anyone looks, as is reading a head that arrives whole, never reads the clock.
+#[derive(Debug, Clone, Copy)]
+enum Deadline {
+    Unset,
+    At(Option<Instant>),
+}
+
+/// One look at a connection ([`Activity::next`]): the time, read from the clock only if the
+/// look needs it.
+#[derive(Debug)]
+pub(super) struct Look<'w> {
+    now: Option<Instant>,
+    /// Whether a deadline may have passed. The connection's task keeps an alarm set no later
+    /// than the deadline in force, so until it goes off none has.
+    may_have_passed: bool,
+    /// The task to wake when an order comes. Changes of phase need no waking: they happen
+    /// while the task polls the connection, and it looks after that.
+    waker: Option<&'w Waker>,
+}
+
+impl<'w> Look<'w> {
+    /// A look by the connection's task, whose alarm has gone off or not.
+    pub fn by_task(alarm_went_off: bool, waker: &'w Waker) -> Self {
+        Self {
+            now: None,
+            may_have_passed: alarm_went_off,
+            waker: Some(waker),
+        }
+    }
+
+    /// A look at `now`, when any deadline may have passed.
+    #[cfg(test)]
+    pub fn at(now: Instant) -> Self {
+        Self {
+            now: Some(now),
+            may_have_passed: true,
+            waker: None,
+        }
+    }
+
+    fn now(&mut self) -> Instant {
+        *self.now.get_or_insert_with(Instant::now)
+    }
+
+    fn passed(&mut self, deadline: Instant) -> bool {
+        self.may_have_passed && self.now() >= deadline
+    }
 }
 
 /// What the server asked of a connection; a later order only ever raises it.
@@ -87,7 +139,7 @@ impl Activity {
     /// A connection accepted at `now`.
     pub fn new(timeouts: Timeouts, now: Instant) -> Self {
         let phase = Phase::Waiting {
-            deadline: now.checked_add(timeouts.header_read),
+            deadline: Deadline::At(now.checked_add(timeouts.header_read)),
             fresh: true,
         };
         Self {
@@ -110,11 +162,7 @@ impl Activity {
     pub fn bytes_arrived(&self) {
         let mut state = self.lock();
         if let Phase::Waiting { deadline, fresh } = state.phase {
-            let deadline = if fresh {
-                deadline
-            } else {
-                Instant::now().checked_add(self.timeouts.header_read)
-            };
+            let deadline = if fresh { deadline } else { Deadline::Unset };
             state.phase = Phase::ReadingHead { deadline };
         }
     }
@@ -140,19 +188,23 @@ impl Activity {
                     requests: requests - 1,
                 }
             } else {
-                let now = Instant::now();
-                state.idle_since = now;
+                // `idle_since` is set with the deadline.
                 Phase::Waiting {
-                    deadline: now.checked_add(self.timeouts.keep_alive),
+                    deadline: Deadline::Unset,
                     fresh: false,
                 }
             };
         }
     }
 
-    /// What the connection's task does next, at `now`.
-    pub fn next(&self, now: Instant) -> Next {
-        let state = self.lock();
+    /// What the connection's task does next.
+    pub fn next(&self, look: &mut Look<'_>) -> Next {
+        let mut state = self.lock();
+        if let Some(waker) = look.waker
+            && !state.waker.as_ref().is_some_and(|w| w.will_wake(waker))
+        {
+            state.waker = Some(waker.clone());
+        }
         match (state.phase, state.order) {
             (Phase::Busy { .. }, Order::Serve) => Next::Serve(None),
             (Phase::Busy { .. }, _) => Next::FinishThenClose,
@@ -160,20 +212,47 @@ impl Activity {
             (Phase::Waiting { .. } | Phase::ReadingHead { .. }, Order::MakeRoom) => {
                 Next::Close("room needed for a new connection")
             }
-            (Phase::Waiting { deadline, fresh }, _) => match deadline {
-                Some(deadline) if now >= deadline => Next::Close(if fresh {
-                    "no request head within the header read timeout"
-                } else {
-                    IDLE_PAST_KEEP_ALIVE
-                }),
-                deadline => Next::Serve(deadline),
-            },
-            (Phase::ReadingHead { deadline }, _) => match deadline {
-                Some(deadline) if now >= deadline => {
-                    Next::Close("no complete request head within the header read timeout")
+            (Phase::Waiting { deadline, fresh }, _) => {
+                let deadline = match deadline {
+                    Deadline::At(deadline) => deadline,
+                    Deadline::Unset => {
+                        let now = look.now();
+                        let deadline = now.checked_add(self.timeouts.keep_alive);
+                        state.idle_since = now;
+                        state.phase = Phase::Waiting {
+                            deadline: Deadline::At(deadline),
+                            fresh,
+                        };
+                        deadline
+                    }
+                };
+                match deadline {
+                    Some(deadline) if look.passed(deadline) => Next::Close(if fresh {
+                        "no request head within the header read timeout"
+                    } else {
+                        IDLE_PAST_KEEP_ALIVE
+                    }),
+                    deadline => Next::Serve(deadline),
                 }
-                deadline => Next::Serve(deadline),
-            },
+            }
+            (Phase::ReadingHead { deadline }, _) => {
+                let deadline = match deadline {
+                    Deadline::At(deadline) => deadline,
+                    Deadline::Unset => {
+                        let deadline = look.now().checked_add(self.timeouts.header_read);
+                        state.phase = Phase::ReadingHead {
+                            deadline: Deadline::At(deadline),
+                        };
+                        deadline
+                    }
+                };
+                match deadline {
+                    Some(deadline) if look.passed(deadline) => {
+                        Next::Close("no complete request head within the header read timeout")
+                    }
+                    deadline => Next::Serve(deadline),
+                }
+            }
         }
     }
 
@@ -183,6 +262,14 @@ impl Activity {
         let state = self.lock();
         match (state.phase, state.order) {
             (Phase::Busy { .. }, _) | (_, Order::MakeRoom) => None,
+            // Idle since just now: no look has set the time yet.
+            (
+                Phase::Waiting {
+                    deadline: Deadline::Unset,
+                    ..
+                },
+                _,
+            ) => Some(Instant::now()),
             _ => Some(state.idle_since),
         }
     }
@@ -195,15 +282,6 @@ impl Activity {
             if let Some(waker) = &state.waker {
                 waker.wake_by_ref();
             }
-        }
-    }
-
-    /// The task to wake when an order comes. Changes of phase need no waking: they happen
-    /// while the task polls the connection, and it looks at [`next`](Self::next) after that.
-    pub fn wake_on_order(&self, waker: &Waker) {
-        let mut state = self.lock();
-        if !state.waker.as_ref().is_some_and(|w| w.will_wake(waker)) {
-            state.waker = Some(waker.clone());
         }
     }
 
@@ -243,30 +321,110 @@ mod tests {
         let start = Instant::now();
         let activity = Arc::new(Activity::new(TIMEOUTS, start));
         let first_deadline = start + TIMEOUTS.header_read;
-        assert_eq!(activity.next(start), Next::Serve(Some(first_deadline)));
+        assert_eq!(
+            activity.next(&mut Look::at(start)),
+            Next::Serve(Some(first_deadline))
+        );
         tokio::time::advance(Duration::from_secs(4)).await;
         activity.bytes_arrived();
         assert_eq!(
-            activity.next(Instant::now()),
+            activity.next(&mut Look::at(Instant::now())),
             Next::Serve(Some(first_deadline))
         );
-        assert!(matches!(activity.next(first_deadline), Next::Close(_)));
+        assert!(matches!(
+            activity.next(&mut Look::at(first_deadline)),
+            Next::Close(_)
+        ));
 
         let request = activity.request_started();
-        assert_eq!(activity.next(first_deadline), Next::Serve(None));
+        assert_eq!(
+            activity.next(&mut Look::at(first_deadline)),
+            Next::Serve(None)
+        );
         drop(request);
         let idle = Instant::now();
         assert_eq!(
-            activity.next(idle),
+            activity.next(&mut Look::at(idle)),
             Next::Serve(Some(idle + TIMEOUTS.keep_alive))
         );
         tokio::time::advance(Duration::from_secs(60)).await;
         activity.bytes_arrived();
         let head_deadline = Instant::now() + TIMEOUTS.header_read;
         assert_eq!(
-            activity.next(Instant::now()),
+            activity.next(&mut Look::at(Instant::now())),
             Next::Serve(Some(head_deadline))
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn until_the_alarm_goes_off_no_deadline_has_passed() {
+        let activity = Activity::new(TIMEOUTS, Instant::now());
+        tokio::time::advance(TIMEOUTS.header_read * 2).await;
+        assert!(matches!(
+            activity.next(&mut Look::by_task(false, Waker::noop())),
+            Next::Serve(Some(_))
+        ));
+        assert!(matches!(
+            activity.next(&mut Look::by_task(true, Waker::noop())),
+            Next::Close(_)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_phase_is_timed_from_the_first_look_after_it_began() {
+        let activity = Arc::new(Activity::new(TIMEOUTS, Instant::now()));
+        drop(activity.request_started());
+        tokio::time::advance(Duration::from_secs(5)).await;
+        let look = Instant::now();
+        assert_eq!(
+            activity.next(&mut Look::by_task(false, Waker::noop())),
+            Next::Serve(Some(look + TIMEOUTS.keep_alive))
+        );
+        assert_eq!(activity.idle_since(), Some(look));
+        tokio::time::advance(Duration::from_secs(5)).await;
+        activity.bytes_arrived();
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert_eq!(
+            activity.next(&mut Look::by_task(false, Waker::noop())),
+            Next::Serve(Some(Instant::now() + TIMEOUTS.header_read))
+        );
+        // A head that arrives whole before anyone looks leaves no deadline to set.
+        let request = activity.request_started();
+        drop(request);
+        activity.bytes_arrived();
+        let request = activity.request_started();
+        assert_eq!(
+            activity.next(&mut Look::by_task(false, Waker::noop())),
+            Next::Serve(None)
+        );
+        drop(request);
+    }
+
+    #[test]
+    fn an_order_wakes_the_task_that_looked_last() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::task::Wake;
+
+        struct Count(AtomicUsize);
+        impl Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let activity = Activity::new(TIMEOUTS, Instant::now());
+        activity.order(Order::CloseWhenIdle);
+        assert_eq!(count.0.load(Ordering::SeqCst), 0, "no task has looked");
+        let waker = Waker::from(count.clone());
+        assert!(matches!(
+            activity.next(&mut Look::by_task(false, &waker)),
+            Next::Close(_)
+        ));
+        activity.order(Order::MakeRoom);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        // An order no higher than the one given wakes nobody.
+        activity.order(Order::CloseWhenIdle);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
     }
 
     #[test]
@@ -275,23 +433,38 @@ mod tests {
         let request = activity.request_started();
         assert!(activity.idle_since().is_none());
         activity.order(Order::MakeRoom);
-        assert_eq!(activity.next(Instant::now()), Next::FinishThenClose);
+        assert_eq!(
+            activity.next(&mut Look::at(Instant::now())),
+            Next::FinishThenClose
+        );
         drop(request);
-        assert!(matches!(activity.next(Instant::now()), Next::Close(_)));
+        assert!(matches!(
+            activity.next(&mut Look::at(Instant::now())),
+            Next::Close(_)
+        ));
     }
 
     #[test]
     fn at_shutdown_a_head_being_read_may_still_arrive() {
         let activity = Activity::new(TIMEOUTS, Instant::now());
         activity.order(Order::CloseWhenIdle);
-        assert!(matches!(activity.next(Instant::now()), Next::Close(_)));
+        assert!(matches!(
+            activity.next(&mut Look::at(Instant::now())),
+            Next::Close(_)
+        ));
         let reading = Activity::new(TIMEOUTS, Instant::now());
         reading.bytes_arrived();
         reading.order(Order::CloseWhenIdle);
-        assert!(matches!(reading.next(Instant::now()), Next::Serve(Some(_))));
+        assert!(matches!(
+            reading.next(&mut Look::at(Instant::now())),
+            Next::Serve(Some(_))
+        ));
         // Making room overrides it.
         reading.order(Order::MakeRoom);
-        assert!(matches!(reading.next(Instant::now()), Next::Close(_)));
+        assert!(matches!(
+            reading.next(&mut Look::at(Instant::now())),
+            Next::Close(_)
+        ));
     }
 
     #[test]
@@ -302,6 +475,9 @@ mod tests {
             write: Duration::MAX,
         };
         let activity = Activity::new(timeouts, Instant::now());
-        assert_eq!(activity.next(Instant::now()), Next::Serve(None));
+        assert_eq!(
+            activity.next(&mut Look::at(Instant::now())),
+            Next::Serve(None)
+        );
     }
 }

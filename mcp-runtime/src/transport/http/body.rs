@@ -6,10 +6,14 @@
 //! A body that would go over it is refused at once rather than made to wait, since waiting
 //! would hold the bytes it has already sent.
 
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::{Bytes, HttpBody};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use http_body_util::BodyExt;
@@ -20,6 +24,12 @@ use crate::protocol::{McpError, error_line};
 use crate::server::refusal;
 
 use super::{overload, respond};
+
+/// A request body as it comes: axum's through the router, hyper's when the endpoint is called
+/// directly.
+pub(super) trait ReadableBody: HttpBody<Data = Bytes, Error: fmt::Display> + Unpin {}
+
+impl<B: HttpBody<Data = Bytes, Error: fmt::Display> + Unpin> ReadableBody for B {}
 
 /// How request bodies are read.
 #[derive(Debug)]
@@ -51,21 +61,31 @@ impl BodyRules {
     /// The whole body, or the refusal: `413` past the limit (told by `Content-Length` before
     /// anything is read, when the client sends one), `408` past the timeout, `503` past the
     /// budget, `400` when the client stops sending.
-    pub async fn read(&self, mut body: Body) -> Result<ReadBody, Response> {
+    pub async fn read(&self, mut body: impl ReadableBody) -> Result<ReadBody, Response> {
         if body.size_hint().lower() > self.limit as u64 {
             return Err(self.too_large());
         }
-        let deadline = Instant::now().checked_add(self.timeout);
-        let mut chunks = Vec::new();
+        // Started by the first frame that is not there yet: a small body arrives with its
+        // head, and reading it then takes no clock reading and no timer.
+        let mut deadline = None;
+        let mut chunks = Chunks::default();
         let mut total = 0usize;
         let mut held: Option<OwnedSemaphorePermit> = None;
         loop {
-            let frame = match deadline {
-                Some(deadline) => match tokio::time::timeout_at(deadline, body.frame()).await {
-                    Ok(frame) => frame,
-                    Err(_) => return Err(self.timed_out()),
-                },
-                None => body.frame().await,
+            let mut next = body.frame();
+            let frame = match poll_once(&mut next).await {
+                Poll::Ready(frame) => frame,
+                Poll::Pending => {
+                    let deadline =
+                        *deadline.get_or_insert_with(|| Instant::now().checked_add(self.timeout));
+                    match deadline {
+                        Some(deadline) => match tokio::time::timeout_at(deadline, next).await {
+                            Ok(frame) => frame,
+                            Err(_) => return Err(self.timed_out()),
+                        },
+                        None => next.await,
+                    }
+                }
             };
             let Some(frame) = frame else { break };
             let frame = frame.map_err(|error| {
@@ -97,12 +117,10 @@ impl BodyRules {
             }
             chunks.push(data);
         }
-        let bytes = match chunks.len() {
-            0 => Bytes::new(),
-            1 => chunks.swap_remove(0),
-            _ => Bytes::from(chunks.concat()),
-        };
-        Ok(ReadBody { bytes, _held: held })
+        Ok(ReadBody {
+            bytes: chunks.into_bytes(),
+            _held: held,
+        })
     }
 
     fn too_large(&self) -> Response {
@@ -128,4 +146,39 @@ impl BodyRules {
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
         response
     }
+}
+
+/// A body's chunks as they arrive: most bodies are one, which is kept as it came.
+#[derive(Default)]
+enum Chunks {
+    #[default]
+    None,
+    One(Bytes),
+    Many(Vec<Bytes>),
+}
+
+impl Chunks {
+    fn push(&mut self, data: Bytes) {
+        *self = match std::mem::take(self) {
+            Chunks::None => Chunks::One(data),
+            Chunks::One(first) => Chunks::Many(vec![first, data]),
+            Chunks::Many(mut all) => {
+                all.push(data);
+                Chunks::Many(all)
+            }
+        };
+    }
+
+    fn into_bytes(self) -> Bytes {
+        match self {
+            Chunks::None => Bytes::new(),
+            Chunks::One(bytes) => bytes,
+            Chunks::Many(all) => Bytes::from(all.concat()),
+        }
+    }
+}
+
+/// Polls `future` once: its output, or `Pending` without waiting.
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
 }

@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
@@ -15,7 +14,7 @@ use crate::protocol::{Incoming, McpError, error_line, methods};
 use crate::server::Server;
 
 use super::auth_guard::{Admitted, AuthGuard};
-use super::body::BodyRules;
+use super::body::{BodyRules, ReadableBody};
 use super::host_policy::HostPolicy;
 use super::overload::{self, RequestSlots};
 use super::respond::{self, StatusRules};
@@ -32,7 +31,8 @@ pub(super) struct Shared {
     pub(super) auth: Option<AuthGuard>,
     pub(super) sessions: SessionTable,
     pub(super) tool_headers: ToolHeaders,
-    pub(super) streams_closing: CancellationToken,
+    /// Shared rather than cloned per request: a token's clone takes its lock.
+    pub(super) streams_closing: Arc<CancellationToken>,
     pub(super) bodies: BodyRules,
     pub(super) requests: RequestSlots,
     /// The `subscriptions/listen` streams open at once.
@@ -79,7 +79,40 @@ fn forbidden(uri: &Uri, headers: &HeaderMap, hosts: &HostPolicy) -> Option<Respo
     ))
 }
 
-pub(super) async fn on_post(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+/// The endpoint as [`HttpTransport::serve`](super::HttpTransport::serve) calls it for a POST to
+/// its path, without the router: for a small request the router's matching, extractors and
+/// boxed futures cost about as much as the rest of the transport.
+#[derive(Debug, Clone)]
+pub(super) struct Endpoint {
+    pub shared: Arc<Shared>,
+    /// The endpoint's path, when it is one literal path.
+    pub path: Option<Arc<str>>,
+}
+
+impl Endpoint {
+    /// Whether `request` is one that the router would hand to [`on_post`].
+    pub fn takes<B>(&self, request: &Request<B>) -> bool {
+        request.method() == Method::POST
+            && self
+                .path
+                .as_deref()
+                .is_some_and(|path| request.uri().path() == path)
+    }
+}
+
+/// [`on_post`] with the request as hyper gives it.
+pub(super) async fn post_direct(
+    shared: Arc<Shared>,
+    request: Request<hyper::body::Incoming>,
+) -> Response {
+    on_post(State(shared), request).await
+}
+
+/// A POST, with its body as the router (axum's `Body`) or hyper (its own) hands it over.
+pub(super) async fn on_post<B: ReadableBody>(
+    State(shared): State<Arc<Shared>>,
+    request: Request<B>,
+) -> Response {
     let (parts, body) = request.into_parts();
     let response = match guard(&shared, &parts.method, &parts.uri, &parts.headers).await {
         Ok(admitted) => {
@@ -100,7 +133,7 @@ async fn post_response(
     shared: &Shared,
     headers: &HeaderMap,
     identity: Option<Arc<Identity>>,
-    body: Body,
+    body: impl ReadableBody,
 ) -> Response {
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.

@@ -51,11 +51,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Body;
 use axum::routing::{get, post};
 use tokio_util::sync::CancellationToken;
 
 use crate::auth::ResourceServer;
 use crate::server::{HttpSettings, Server};
+use endpoint::Endpoint;
 
 pub use crate::server::http_settings::{
     DEFAULT_BODY_BUDGET, DEFAULT_BODY_READ_TIMEOUT, DEFAULT_GRACE_PERIOD,
@@ -362,9 +364,21 @@ impl HttpTransport {
 
     /// The axum router serving the endpoint; merge or nest it into an application's own.
     pub fn into_router(self) -> Router {
+        self.into_parts().0
+    }
+
+    /// The router, and the endpoint that [`serve`](Self::serve) calls without it for a POST to
+    /// its path.
+    fn into_parts(self) -> (Router, Endpoint) {
         let shared = Arc::new(self.shared());
+        let path = &self.settings.path;
+        let direct = Endpoint {
+            shared: shared.clone(),
+            // A path with captures or wildcards (`{…}`) is the router's to match.
+            path: (!path.contains(['{', '}'])).then(|| path.as_str().into()),
+        };
         // Our own 405s (rather than axum's) so they, too, say when the connection closes.
-        let endpoint = post(on_post)
+        let endpoint = post(on_post::<Body>)
             .get(on_get)
             .delete(on_delete)
             .fallback(on_other_method);
@@ -394,7 +408,7 @@ impl HttpTransport {
         }
         // No tower layers: each would box every request's service and future. The handlers
         // bound the body and mark responses during shutdown themselves.
-        router.with_state(shared)
+        (router.with_state(shared), direct)
     }
 
     fn shared(&self) -> Shared {
@@ -420,7 +434,7 @@ impl HttpTransport {
                 settings.session_idle_timeout,
             ),
             tool_headers: ToolHeaders::default(),
-            streams_closing: self.streams_closing.clone(),
+            streams_closing: Arc::new(self.streams_closing.clone()),
             bodies: BodyRules::new(
                 settings
                     .body_limit

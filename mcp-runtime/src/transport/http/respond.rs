@@ -52,7 +52,7 @@ pub(super) struct Job {
     /// The params as the gate reads them, when routing has read them already.
     pub preparsed: Option<Preparsed>,
     /// Fires on graceful shutdown: a listen then ends with its final result.
-    pub closing: CancellationToken,
+    pub closing: Arc<CancellationToken>,
 }
 
 /// Answers a request, as JSON or as SSE.

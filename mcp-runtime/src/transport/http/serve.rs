@@ -74,7 +74,8 @@ impl HttpTransport {
                 std::future::ready(drain::close_when_stopping(&closing, response))
             }
         };
-        let router = self.into_router().fallback(not_found);
+        let (router, endpoint) = self.into_parts();
+        let router = router.fallback(not_found);
         let serving = async move {
             // Dropped when the grace period ends, aborting what is still running.
             let mut tasks = JoinSet::new();
@@ -86,8 +87,13 @@ impl HttpTransport {
                         let Some(stream) = accepted else { break };
                         match connections.admit() {
                             Some(registration) => {
-                                let router = router.clone();
-                                tasks.spawn(tcp_connection::serve(stream, registration, router));
+                                let (router, endpoint) = (router.clone(), endpoint.clone());
+                                tasks.spawn(tcp_connection::serve(
+                                    stream,
+                                    registration,
+                                    router,
+                                    endpoint,
+                                ));
                             }
                             None => tracing::debug!("refused a connection: every one is busy"),
                         }

@@ -22,11 +22,12 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use super::activity::{Activity, IDLE_PAST_KEEP_ALIVE, InProgress, Next, SHUTTING_DOWN};
+use super::activity::{Activity, IDLE_PAST_KEEP_ALIVE, InProgress, Look, Next, SHUTTING_DOWN};
 use super::connections::Registration;
+use super::endpoint::{Endpoint, Shared, post_direct};
 use super::guarded_body::Guarded;
 
-type Http = http1::Connection<TokioIo<Watched>, Counting>;
+type Http<P> = http1::Connection<TokioIo<Watched>, Counting<P>>;
 
 /// The most a connection buffers from its socket. hyper's default (~400 KiB) would let each of
 /// thousands of connections uploading at once hold that much besides the body budget: with
@@ -38,8 +39,13 @@ const READ_BUFFER: usize = 64 << 10;
 const MAX_HEAD: usize = 64 << 10;
 
 /// Serves `router` on `stream` until the client leaves, a timeout passes, or the connection is
-/// told to close.
-pub(super) async fn serve(stream: TcpStream, registration: Registration, router: Router) {
+/// told to close; a POST to the endpoint goes to it directly.
+pub(super) async fn serve(
+    stream: TcpStream,
+    registration: Registration,
+    router: Router,
+    endpoint: Endpoint,
+) {
     let activity = registration.activity().clone();
     let io = TokioIo::new(Watched {
         stream,
@@ -49,6 +55,8 @@ pub(super) async fn serve(stream: TcpStream, registration: Registration, router:
     });
     let service = Counting {
         router: TowerToHyperService::new(router),
+        endpoint,
+        post: post_direct,
         activity: activity.clone(),
     };
     let connection = http1::Builder::new()
@@ -96,9 +104,9 @@ enum Closed {
 
 pin_project! {
     /// The hyper connection, polled until it ends or its [`Activity`] says to close it.
-    struct Driven {
+    struct Driven<P: Post> {
         #[pin]
-        connection: Http,
+        connection: Http<P>,
         #[pin]
         alarm: Sleep,
         activity: Arc<Activity>,
@@ -106,18 +114,18 @@ pin_project! {
     }
 }
 
-impl Future for Driven {
+impl<P: Post> Future for Driven<P> {
     type Output = Result<(), Closed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let mut this = self.project();
-        this.activity.wake_on_order(cx.waker());
         loop {
             if let Poll::Ready(ended) = this.connection.as_mut().poll(cx) {
                 return Poll::Ready(ended.map_err(Closed::Failed));
             }
             // Polling the connection is what moves its phase, so this is up to date.
-            match this.activity.next(Instant::now()) {
+            let mut look = Look::by_task(this.alarm.is_elapsed(), cx.waker());
+            match this.activity.next(&mut look) {
                 // Dropping the connection closes the socket.
                 Next::Close(reason) => return Poll::Ready(Err(Closed::Told(reason))),
                 Next::FinishThenClose if !*this.finishing => {
@@ -126,7 +134,10 @@ impl Future for Driven {
                 }
                 Next::FinishThenClose | Next::Serve(None) => return Poll::Pending,
                 Next::Serve(Some(deadline)) => {
-                    if this.alarm.deadline() != deadline {
+                    // Set earlier, never later, until it goes off: every request moves the
+                    // deadline on, and resetting a timer per request costs more than the
+                    // alarm going off early now and then (the look then sets it anew).
+                    if deadline < this.alarm.deadline() || this.alarm.is_elapsed() {
                         this.alarm.as_mut().reset(deadline);
                     }
                     ready!(this.alarm.as_mut().poll(cx));
@@ -137,40 +148,81 @@ impl Future for Driven {
     }
 }
 
-/// The service hyper calls: the router, with each request counted on the connection until its
-/// response body is done.
-struct Counting {
+/// The service hyper calls: the endpoint for a POST to it (`post`), else the router; each
+/// request counted on the connection until its response body is done.
+struct Counting<P: Post> {
     router: TowerToHyperService<Router>,
+    endpoint: Endpoint,
+    post: P,
     activity: Arc<Activity>,
 }
 
-impl hyper::service::Service<Request<Incoming>> for Counting {
+impl<P: Post> hyper::service::Service<Request<Incoming>> for Counting<P> {
     type Response = Response<Guarded<InProgress>>;
     type Error = Infallible;
-    type Future = Counted;
+    type Future = Counted<P::Future>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let in_progress = Some(self.activity.request_started());
+        // Not boxed: hyper keeps the future in a slot of its own for the connection's life.
+        let response = if self.endpoint.takes(&request) {
+            Routed::Endpoint {
+                response: self.post.post(self.endpoint.shared.clone(), request),
+            }
+        } else {
+            Routed::Router {
+                response: self.router.call(request),
+            }
+        };
         Counted {
-            in_progress: Some(self.activity.request_started()),
-            response: self.router.call(request),
+            response,
+            in_progress,
         }
     }
 }
 
+/// The endpoint's POST handler, a trait so that its future's type has a name.
+trait Post {
+    type Future: Future<Output = Response<Body>>;
+    fn post(&self, shared: Arc<Shared>, request: Request<Incoming>) -> Self::Future;
+}
+
+impl<P, F> Post for P
+where
+    P: Fn(Arc<Shared>, Request<Incoming>) -> F,
+    F: Future<Output = Response<Body>>,
+{
+    type Future = F;
+    fn post(&self, shared: Arc<Shared>, request: Request<Incoming>) -> F {
+        self(shared, request)
+    }
+}
+
 pin_project! {
-    struct Counted {
+    #[project = RoutedProjection]
+    enum Routed<F> {
+        Endpoint { #[pin] response: F },
+        Router { #[pin] response: TowerToHyperServiceFuture<Router, Request<Incoming>> },
+    }
+}
+
+pin_project! {
+    struct Counted<F> {
         #[pin]
-        response: TowerToHyperServiceFuture<Router, Request<Incoming>>,
+        response: Routed<F>,
         in_progress: Option<InProgress>,
     }
 }
 
-impl Future for Counted {
+impl<F: Future<Output = Response<Body>>> Future for Counted<F> {
     type Output = Result<Response<Guarded<InProgress>>, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response: Response<Body> = ready!(this.response.poll(cx))?;
+        let response = match this.response.project() {
+            RoutedProjection::Endpoint { response } => ready!(response.poll(cx)),
+            RoutedProjection::Router { response } => ready!(response.poll(cx))?,
+        };
         let in_progress = this.in_progress.take();
         Poll::Ready(Ok(response.map(|body| Guarded::new(body, in_progress))))
     }
