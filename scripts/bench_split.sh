@@ -71,8 +71,9 @@ run() {
     | tee -a "$out/split.jsonl"
 }
 
-# The application's handler, as the stacks name it: axum's call of the POST handler.
-handler='axum::handler::Handler<.*>>::call::\{\{closure'
+# The application's handler, as the stacks name it: axum's call of the POST handler (the
+# floor's), or the endpoint's own, which `HttpTransport::serve` calls without the router (ours).
+handler='axum::handler::Handler<.*>>::call::\{\{closure|endpoint::post_direct::\{\{closure'
 for round in $(seq "$repeat"); do
   for scenario in echo mrtr; do
     run "$round" mcp "target/bench-fp/$BENCH_PROFILE/bench_server" "$scenario" "$handler"
