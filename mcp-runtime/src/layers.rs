@@ -9,7 +9,7 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     // Test code only: the random source of the tests that generate inputs.
     &["test_rng"],
-    &["protocol", "boxed", "identity", "panics", "backoff"],
+    &["protocol", "boxed", "identity", "panics", "backoff", "outlined"],
     &["state", "telemetry"],
     &["auth"],
     &["push"],

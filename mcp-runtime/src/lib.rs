@@ -44,6 +44,8 @@ mod boxed;
 pub mod client;
 mod error;
 mod identity;
+#[cfg(feature = "http")]
+mod outlined;
 mod panics;
 pub mod protocol;
 pub mod proxy;

@@ -43,7 +43,7 @@ pub struct Halt(pub String);
 pub struct Rounds {
     /// The request's context, handed to the parameters that talk back later (`ElicitUrl`).
     ctx: Context,
-    subject: String,
+    subject: &'static str,
     previous: Ledger,
     next: Ledger,
     /// Answers of this round taken from the request as they stand, by key and question
@@ -79,10 +79,10 @@ enum Responses {
 impl Rounds {
     /// Reads the ledger from this round's state and the client's answers. `subject` names the
     /// tool, prompt or resource in messages.
-    pub fn open(ctx: &Context, subject: impl Into<String>) -> Self {
+    pub fn open(ctx: &Context, subject: &'static str) -> Self {
         Self {
             ctx: ctx.clone(),
-            subject: subject.into(),
+            subject,
             previous: Ledger::decode(ctx.request_state()),
             next: Ledger::default(),
             taken_in_place: Vec::new(),
@@ -96,21 +96,20 @@ impl Rounds {
     pub fn elicit<P: FromElicitation>(
         &mut self,
         key: &str,
-        message: impl Into<String>,
+        message: impl AsRef<str> + Into<String>,
     ) -> Result<Option<P>, Halt>
     where
         P::Form: 'static,
     {
         let form = form::<P::Form>();
-        let message = message.into();
         // The question itself is built only when it is asked: a round that finds its answer
         // needs no more than the question's digest.
         let question = |message: String, form: &Form| {
             InputRequest::Elicit(ElicitParams::form(message, form.schema.clone()))
         };
-        let digest = form.question_digest(&message);
+        let digest = form.question_digest(message.as_ref());
         let Some((answer, fresh)) = self.lookup(key, &digest) else {
-            self.ask(key, digest, question(message, &form));
+            self.ask(key, digest, question(message.into(), &form));
             return Ok(None);
         };
         match self.read_elicitation::<P::Form>(key, self.raw(key, &answer), &form.schema) {
@@ -122,7 +121,7 @@ impl Rounds {
             }
             Err(halt) if fresh => Err(halt),
             Err(_) => {
-                self.ask(key, digest, question(message, &form));
+                self.ask(key, digest, question(message.into(), &form));
                 Ok(None)
             }
         }

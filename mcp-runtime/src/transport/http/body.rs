@@ -6,14 +6,13 @@
 //! A body that would go over it is refused at once rather than made to wait, since waiting
 //! would hold the bytes it has already sent.
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
-use axum::body::{Bytes, HttpBody};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use http_body_util::BodyExt;
@@ -24,12 +23,6 @@ use crate::protocol::{McpError, error_line};
 use crate::server::refusal;
 
 use super::{overload, respond};
-
-/// A request body as it comes: axum's through the router, hyper's when the endpoint is called
-/// directly.
-pub(super) trait ReadableBody: HttpBody<Data = Bytes, Error: fmt::Display> + Unpin {}
-
-impl<B: HttpBody<Data = Bytes, Error: fmt::Display> + Unpin> ReadableBody for B {}
 
 /// How request bodies are read.
 #[derive(Debug)]
@@ -61,7 +54,7 @@ impl BodyRules {
     /// The whole body, or the refusal: `413` past the limit (told by `Content-Length` before
     /// anything is read, when the client sends one), `408` past the timeout, `503` past the
     /// budget, `400` when the client stops sending.
-    pub async fn read(&self, mut body: impl ReadableBody) -> Result<ReadBody, Response> {
+    pub async fn read(&self, mut body: Body) -> Result<ReadBody, Response> {
         if body.size_hint().lower() > self.limit as u64 {
             return Err(self.too_large());
         }

@@ -4,17 +4,20 @@
 
 use std::sync::Arc;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
+use crate::outlined::Outlined;
 use crate::protocol::{Incoming, McpError, error_line, methods};
 use crate::server::Server;
 
 use super::auth_guard::{Admitted, AuthGuard};
-use super::body::{BodyRules, ReadableBody};
+use super::body::BodyRules;
 use super::host_policy::HostPolicy;
 use super::overload::{self, RequestSlots};
 use super::respond::{self, StatusRules};
@@ -100,40 +103,46 @@ impl Endpoint {
     }
 }
 
-/// [`on_post`] with the request as hyper gives it.
-pub(super) async fn post_direct(
+/// [`on_post`] with the request as hyper gives it. The body goes in axum's box, as through the
+/// router: a handler of hyper's body too would be a second copy of all the code it inlines.
+pub(super) fn post_direct(
     shared: Arc<Shared>,
     request: Request<hyper::body::Incoming>,
-) -> Response {
-    on_post(State(shared), request).await
+) -> Outlined<impl Future<Output = Response>> {
+    on_post(State(shared), request.map(Body::new))
 }
 
-/// A POST, with its body as the router (axum's `Body`) or hyper (its own) hands it over.
-pub(super) async fn on_post<B: ReadableBody>(
+/// The endpoint's POST handler, for the router and for [`post_direct`]: one copy of its code,
+/// polled from both.
+pub(super) fn on_post(
     State(shared): State<Arc<Shared>>,
-    request: Request<B>,
-) -> Response {
+    request: Request,
+) -> Outlined<impl Future<Output = Response>> {
+    // Split here rather than in `post`: an async fn keeps its arguments for its whole life, and
+    // the request would stand beside its own parts (this future lives in each connection).
     let (parts, body) = request.into_parts();
-    let response = match guard(&shared, &parts.method, &parts.uri, &parts.headers).await {
-        Ok(admitted) => {
-            let identity = admitted.as_ref().map(|a| a.identity.clone());
-            let response = post_response(&shared, &parts.headers, identity, body).await;
-            let response = match (&shared.auth, &admitted) {
-                (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
-                _ => response,
-            };
-            answer(admitted.as_ref(), response)
-        }
-        Err(refused) => refused,
+    Outlined::new(post(shared, parts, body))
+}
+
+async fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> Response {
+    let admitted = match guard(&shared, &parts.method, &parts.uri, &parts.headers).await {
+        Ok(admitted) => admitted,
+        Err(refused) => return shared.finish(refused),
     };
-    shared.finish(response)
+    let identity = admitted.as_ref().map(|a| a.identity.clone());
+    let response = post_response(&shared, &parts.headers, identity, body).await;
+    let response = match (&shared.auth, &admitted) {
+        (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
+        _ => response,
+    };
+    shared.finish(answer(admitted.as_ref(), response))
 }
 
 async fn post_response(
     shared: &Shared,
     headers: &HeaderMap,
     identity: Option<Arc<Identity>>,
-    body: impl ReadableBody,
+    body: Body,
 ) -> Response {
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.

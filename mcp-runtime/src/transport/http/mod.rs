@@ -51,7 +51,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
 use axum::routing::{get, post};
 use tokio_util::sync::CancellationToken;
 
@@ -378,7 +377,7 @@ impl HttpTransport {
             path: (!path.contains(['{', '}'])).then(|| path.as_str().into()),
         };
         // Our own 405s (rather than axum's) so they, too, say when the connection closes.
-        let endpoint = post(on_post::<Body>)
+        let endpoint = post(on_post)
             .get(on_get)
             .delete(on_delete)
             .fallback(on_other_method);
