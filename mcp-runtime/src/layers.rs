@@ -9,7 +9,9 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     // Test code only: the random source of the tests that generate inputs.
     &["test_rng"],
-    &["protocol", "boxed", "identity", "panics", "backoff", "outlined"],
+    &[
+        "protocol", "boxed", "identity", "panics", "backoff", "outlined",
+    ],
     &["state", "telemetry"],
     &["auth"],
     &["push"],
