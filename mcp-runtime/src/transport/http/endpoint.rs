@@ -2,7 +2,6 @@
 //! method passes, POST routed to the stateless wire or to a session, GET and DELETE for sessions, and
 //! the RFC 9728 metadata document.
 
-use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -106,15 +105,11 @@ impl Endpoint {
 
 /// [`on_post`] with the request as hyper gives it. The body goes in axum's box, as through the
 /// router: a handler of hyper's body too would be a second copy of all the code it inlines.
-///
-/// Boxed: hyper keeps a connection's service future in a slot made for it when the connection
-/// opens and kept until it closes, so the handler's 1.9 KB there would stay with every idle
-/// connection (and a box costs no more than moving that much into the slot per request).
 pub(super) fn post_direct(
     shared: Arc<Shared>,
     request: Request<hyper::body::Incoming>,
-) -> Pin<Box<Outlined<impl Future<Output = Response>>>> {
-    Box::pin(on_post(State(shared), request.map(Body::new)))
+) -> Outlined<impl Future<Output = Response>> {
+    on_post(State(shared), request.map(Body::new))
 }
 
 /// The endpoint's POST handler, for the router and for [`post_direct`]: one copy of its code,

@@ -164,6 +164,7 @@ impl<P: Post> hyper::service::Service<Request<Incoming>> for Counting<P> {
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         let in_progress = Some(self.activity.request_started());
+        // Not boxed: hyper keeps the future in a slot of its own for the connection's life.
         let response = if self.endpoint.takes(&request) {
             Routed::Endpoint {
                 response: self.post.post(self.endpoint.shared.clone(), request),
