@@ -84,7 +84,7 @@ fn forbidden(uri: &Uri, headers: &HeaderMap, hosts: &HostPolicy) -> Option<Respo
 
 /// The endpoint as [`HttpTransport::serve`](super::HttpTransport::serve) calls it for a POST to
 /// its path, without the router: for a small request the router's matching, extractors and
-/// boxed futures cost about as much as the rest of the transport.
+/// boxed futures were about a tenth of an echo's instructions.
 #[derive(Debug, Clone)]
 pub(super) struct Endpoint {
     pub shared: Arc<Shared>,
