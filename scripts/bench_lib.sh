@@ -7,8 +7,8 @@
 # Every Rust peer (bench_server and bench_server_auth, rmcp, the floor) and mcpload, which
 # bounds the floor at c=32, is built alike with the `release-lto` profile (fat LTO, one codegen
 # unit), defined in each of their Cargo.toml: users build their servers with their own profile,
-# so the comparison takes one optimized profile for all. scripts/profile.sh (callgrind) and scripts/soak.sh keep their
-# plain release builds.
+# so the comparison takes one optimized profile for all. scripts/profile.sh (callgrind) and
+# scripts/soak.sh keep their plain release builds.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PATH="$PATH:/usr/sbin"

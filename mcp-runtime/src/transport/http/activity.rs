@@ -48,6 +48,18 @@ enum Deadline {
     At(Option<Instant>),
 }
 
+impl Deadline {
+    /// The deadline, set `timeout` after `look` if it was unset.
+    fn set(&mut self, look: &mut Look<'_>, timeout: Duration) -> Option<Instant> {
+        let at = match *self {
+            Deadline::At(at) => at,
+            Deadline::Unset => look.now().checked_add(timeout),
+        };
+        *self = Deadline::At(at);
+        at
+    }
+}
+
 /// One look at a connection ([`Activity::next`]): the time, read from the clock only if the
 /// look needs it.
 #[derive(Debug)]
@@ -85,8 +97,12 @@ impl<'w> Look<'w> {
         *self.now.get_or_insert_with(Instant::now)
     }
 
-    fn passed(&mut self, deadline: Instant) -> bool {
-        self.may_have_passed && self.now() >= deadline
+    /// Serve until `deadline`, or close for `reason` once it has passed.
+    fn until(&mut self, deadline: Option<Instant>, reason: &'static str) -> Next {
+        match deadline {
+            Some(at) if self.may_have_passed && self.now() >= at => Next::Close(reason),
+            deadline => Next::Serve(deadline),
+        }
     }
 }
 
@@ -212,46 +228,34 @@ impl Activity {
             (Phase::Waiting { .. } | Phase::ReadingHead { .. }, Order::MakeRoom) => {
                 Next::Close("room needed for a new connection")
             }
-            (Phase::Waiting { deadline, fresh }, _) => {
-                let deadline = match deadline {
-                    Deadline::At(deadline) => deadline,
-                    Deadline::Unset => {
-                        let now = look.now();
-                        let deadline = now.checked_add(self.timeouts.keep_alive);
-                        state.idle_since = now;
-                        state.phase = Phase::Waiting {
-                            deadline: Deadline::At(deadline),
-                            fresh,
-                        };
-                        deadline
-                    }
-                };
-                match deadline {
-                    Some(deadline) if look.passed(deadline) => Next::Close(if fresh {
+            (
+                Phase::Waiting {
+                    mut deadline,
+                    fresh,
+                },
+                _,
+            ) => {
+                if let Deadline::Unset = deadline {
+                    state.idle_since = look.now();
+                }
+                let at = deadline.set(look, self.timeouts.keep_alive);
+                state.phase = Phase::Waiting { deadline, fresh };
+                look.until(
+                    at,
+                    if fresh {
                         "no request head within the header read timeout"
                     } else {
                         IDLE_PAST_KEEP_ALIVE
-                    }),
-                    deadline => Next::Serve(deadline),
-                }
+                    },
+                )
             }
-            (Phase::ReadingHead { deadline }, _) => {
-                let deadline = match deadline {
-                    Deadline::At(deadline) => deadline,
-                    Deadline::Unset => {
-                        let deadline = look.now().checked_add(self.timeouts.header_read);
-                        state.phase = Phase::ReadingHead {
-                            deadline: Deadline::At(deadline),
-                        };
-                        deadline
-                    }
-                };
-                match deadline {
-                    Some(deadline) if look.passed(deadline) => {
-                        Next::Close("no complete request head within the header read timeout")
-                    }
-                    deadline => Next::Serve(deadline),
-                }
+            (Phase::ReadingHead { mut deadline }, _) => {
+                let at = deadline.set(look, self.timeouts.header_read);
+                state.phase = Phase::ReadingHead { deadline };
+                look.until(
+                    at,
+                    "no complete request head within the header read timeout",
+                )
             }
         }
     }
@@ -388,16 +392,6 @@ mod tests {
             activity.next(&mut Look::by_task(false, Waker::noop())),
             Next::Serve(Some(Instant::now() + TIMEOUTS.header_read))
         );
-        // A head that arrives whole before anyone looks leaves no deadline to set.
-        let request = activity.request_started();
-        drop(request);
-        activity.bytes_arrived();
-        let request = activity.request_started();
-        assert_eq!(
-            activity.next(&mut Look::by_task(false, Waker::noop())),
-            Next::Serve(None)
-        );
-        drop(request);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use super::connections::Registration;
 use super::endpoint::{Endpoint, Shared, post_direct};
 use super::guarded_body::Guarded;
 
-type Http<P> = http1::Connection<TokioIo<Watched>, Counting<P>>;
+type Http<F> = http1::Connection<TokioIo<Watched>, Counting<F>>;
 
 /// The most a connection buffers from its socket. hyper's default (~400 KiB) would let each of
 /// thousands of connections uploading at once hold that much besides the body budget: with
@@ -104,9 +104,9 @@ enum Closed {
 
 pin_project! {
     /// The hyper connection, polled until it ends or its [`Activity`] says to close it.
-    struct Driven<P: Post> {
+    struct Driven<F: Future<Output = Response<Body>>> {
         #[pin]
-        connection: Http<P>,
+        connection: Http<F>,
         #[pin]
         alarm: Sleep,
         activity: Arc<Activity>,
@@ -114,7 +114,7 @@ pin_project! {
     }
 }
 
-impl<P: Post> Future for Driven<P> {
+impl<F: Future<Output = Response<Body>>> Future for Driven<F> {
     type Output = Result<(), Closed>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -124,7 +124,8 @@ impl<P: Post> Future for Driven<P> {
                 return Poll::Ready(ended.map_err(Closed::Failed));
             }
             // Polling the connection is what moves its phase, so this is up to date.
-            let mut look = Look::by_task(this.alarm.is_elapsed(), cx.waker());
+            let alarm_went_off = this.alarm.is_elapsed();
+            let mut look = Look::by_task(alarm_went_off, cx.waker());
             match this.activity.next(&mut look) {
                 // Dropping the connection closes the socket.
                 Next::Close(reason) => return Poll::Ready(Err(Closed::Told(reason))),
@@ -137,7 +138,7 @@ impl<P: Post> Future for Driven<P> {
                     // Set earlier, never later, until it goes off: every request moves the
                     // deadline on, and resetting a timer per request costs more than the
                     // alarm going off early now and then (the look then sets it anew).
-                    if deadline < this.alarm.deadline() || this.alarm.is_elapsed() {
+                    if deadline < this.alarm.deadline() || alarm_went_off {
                         this.alarm.as_mut().reset(deadline);
                     }
                     ready!(this.alarm.as_mut().poll(cx));
@@ -149,25 +150,28 @@ impl<P: Post> Future for Driven<P> {
 }
 
 /// The service hyper calls: the endpoint for a POST to it (`post`), else the router; each
-/// request counted on the connection until its response body is done.
-struct Counting<P: Post> {
+/// request counted on the connection until its response body is done. Generic over the POST
+/// handler's future, whose type has no name to write.
+struct Counting<F> {
     router: TowerToHyperService<Router>,
     endpoint: Endpoint,
-    post: P,
+    post: fn(Arc<Shared>, Request<Incoming>) -> F,
     activity: Arc<Activity>,
 }
 
-impl<P: Post> hyper::service::Service<Request<Incoming>> for Counting<P> {
+impl<F: Future<Output = Response<Body>>> hyper::service::Service<Request<Incoming>>
+    for Counting<F>
+{
     type Response = Response<Guarded<InProgress>>;
     type Error = Infallible;
-    type Future = Counted<P::Future>;
+    type Future = Counted<F>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         let in_progress = Some(self.activity.request_started());
         // Not boxed: hyper keeps the future in a slot of its own for the connection's life.
         let response = if self.endpoint.takes(&request) {
             Routed::Endpoint {
-                response: self.post.post(self.endpoint.shared.clone(), request),
+                response: (self.post)(self.endpoint.shared.clone(), request),
             }
         } else {
             Routed::Router {
@@ -178,23 +182,6 @@ impl<P: Post> hyper::service::Service<Request<Incoming>> for Counting<P> {
             response,
             in_progress,
         }
-    }
-}
-
-/// The endpoint's POST handler, a trait so that its future's type has a name.
-trait Post {
-    type Future: Future<Output = Response<Body>>;
-    fn post(&self, shared: Arc<Shared>, request: Request<Incoming>) -> Self::Future;
-}
-
-impl<P, F> Post for P
-where
-    P: Fn(Arc<Shared>, Request<Incoming>) -> F,
-    F: Future<Output = Response<Body>>,
-{
-    type Future = F;
-    fn post(&self, shared: Arc<Shared>, request: Request<Incoming>) -> F {
-        self(shared, request)
     }
 }
 
