@@ -10,7 +10,7 @@ use super::stack::{HttpConnections, HttpStack};
 use super::{Authorization, Duplex, HttpClientError};
 
 /// An HTTP client connection to one MCP endpoint, configured before it is opened:
-/// certificate roots, proxies, timeouts, HTTP/2. [`connect`](super::connect) is
+/// certificate roots, proxies, timeouts, HTTP/2 (feature `http2`). [`connect`](super::connect) is
 /// `Builder::new(url).connect()`.
 ///
 /// ```no_run
@@ -35,6 +35,7 @@ pub struct Builder {
     pub(super) connect_timeout: Option<Duration>,
     pub(super) request_timeout: Option<Duration>,
     pub(super) proxy: ProxyChoice,
+    #[cfg(feature = "http2")]
     pub(super) http2_prior_knowledge: bool,
     /// Who holds the credentials, for a protected endpoint.
     pub(super) auth: Option<Arc<dyn Authorization>>,
@@ -54,7 +55,7 @@ pub(super) enum ProxyChoice {
 impl Builder {
     /// Options for the endpoint at `url` (`http://` or `https://`), all at their defaults:
     /// the platform's certificate roots, proxies from the environment, no timeouts, HTTP/2
-    /// only where TLS negotiates it. The URL is checked by [`connect`](Self::connect).
+    /// (feature `http2`) only where TLS negotiates it. The URL is checked by [`connect`](Self::connect).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -63,6 +64,7 @@ impl Builder {
             connect_timeout: None,
             request_timeout: None,
             proxy: ProxyChoice::Environment,
+            #[cfg(feature = "http2")]
             http2_prior_knowledge: false,
             auth: None,
         }
@@ -154,7 +156,9 @@ impl Builder {
     }
 
     /// Speaks HTTP/2 from the first byte, also over plain `http://` (h2c), for a server
-    /// known to speak it; a server that does not fails every request.
+    /// known to speak it; a server that does not fails every request. Needs the feature
+    /// `http2`.
+    #[cfg(feature = "http2")]
     pub fn http2_prior_knowledge(mut self) -> Self {
         self.http2_prior_knowledge = true;
         self

@@ -13,8 +13,9 @@
 //!   roots and verifier, plus any CA added with `Builder::add_root_certificate_pem`. The roots
 //!   are loaded at the first TLS handshake, so plain `http://` works on a system without them.
 //!   Without the feature an `https://` URL is refused with [`HttpClientError::TlsDisabled`].
-//! - **HTTP/1.1 and HTTP/2**: over TLS the server picks (ALPN); plain `http://` speaks
-//!   HTTP/1.1 unless told [`http2_prior_knowledge`](Builder::http2_prior_knowledge).
+//! - **HTTP/1.1, and HTTP/2** with the feature `http2` (off by default): over TLS the server
+//!   picks (ALPN); plain `http://` speaks HTTP/1.1 unless told
+//!   `Builder::http2_prior_knowledge`.
 //!   Connections are kept alive and reused; one the server closed meanwhile is replaced.
 //! - **Proxies**: by default from `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`
 //!   (or their lower-case forms), read when the connection is set up; or one named with

@@ -1,5 +1,5 @@
-//! The connections under an HTTP client connection: one pooled hyper client (HTTP/1.1 and
-//! HTTP/2) over TLS and proxies, held to the connect and request timeouts. Everything the
+//! The connections under an HTTP client connection: one pooled hyper client (HTTP/1.1, and
+//! HTTP/2 with the feature `http2`) over TLS and proxies, held to the connect and request timeouts. Everything the
 //! crate sends over HTTP as a client goes through an [`HttpStack`]: the endpoint's POSTs and
 //! GETs, and plain requests such as fetches of metadata documents.
 
@@ -62,21 +62,19 @@ impl HttpStack {
         });
         let route = ProxyRoute::new(proxies.clone());
         #[cfg(feature = "tls")]
-        let route = super::tls::https(
-            route,
-            &options.root_certificates,
-            options.http2_prior_knowledge,
-        )?;
+        let route = super::tls::https(route, options)?;
         let connector = ConnectTimeout {
             inner: route,
             limit: options.connect_timeout,
         };
-        let client = Client::builder(TokioExecutor::new())
+        let mut client = Client::builder(TokioExecutor::new());
+        client
             .pool_max_idle_per_host(MAX_IDLE_PER_HOST)
             .pool_timer(TokioTimer::new())
-            .timer(TokioTimer::new())
-            .http2_only(options.http2_prior_knowledge)
-            .build(connector);
+            .timer(TokioTimer::new());
+        #[cfg(feature = "http2")]
+        client.http2_only(options.http2_prior_knowledge);
+        let client = client.build(connector);
         Ok(Self {
             client,
             proxies,

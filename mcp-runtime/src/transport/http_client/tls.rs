@@ -1,6 +1,6 @@
 //! `https://` for the client (feature `tls`): rustls on the ring provider, the platform's
 //! verifier trusting the platform's roots and the CAs the builder added, ALPN offering HTTP/2
-//! and HTTP/1.1.
+//! (feature `http2`) and HTTP/1.1.
 
 use std::sync::{Arc, OnceLock};
 
@@ -13,6 +13,7 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use rustls_platform_verifier::Verifier;
 
 use super::HttpClientError;
+use super::builder::Builder;
 
 /// The certificates of `pem`, each checked to be usable as a root now, so a bad CA is
 /// reported where it is added rather than at the first handshake.
@@ -36,18 +37,18 @@ pub(super) fn certificates_from_pem(
     Ok(certificates)
 }
 
-/// `connector` with TLS on top for `https://` destinations (`http://` ones pass through).
+/// `connector` with TLS on top for `https://` destinations (`http://` ones pass through), as
+/// `options` say: the CAs trusted besides the platform's, and HTTP/2.
 pub(super) fn https<C>(
     connector: C,
-    extra_roots: &[CertificateDer<'static>],
-    http2_only: bool,
+    options: &Builder,
 ) -> Result<HttpsConnector<C>, HttpClientError> {
     // ring, not aws-lc-rs, so that building needs no cmake. rustls deprecates ring's provider
     // for lacking post-quantum key exchange (X25519MLKEM768); the classical groups remain.
     #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier = PlatformVerifier {
-        extra_roots: extra_roots.to_vec(),
+        extra_roots: options.root_certificates.clone(),
         provider: provider.clone(),
         loaded: OnceLock::new(),
     };
@@ -60,11 +61,14 @@ pub(super) fn https<C>(
     let builder = HttpsConnectorBuilder::new()
         .with_tls_config(config)
         .https_or_http();
-    let builder = match http2_only {
-        true => builder.enable_http2(),
-        false => builder.enable_all_versions(),
+    #[cfg(feature = "http2")]
+    let connector = match options.http2_prior_knowledge {
+        true => builder.enable_http2().wrap_connector(connector),
+        false => builder.enable_all_versions().wrap_connector(connector),
     };
-    Ok(builder.wrap_connector(connector))
+    #[cfg(not(feature = "http2"))]
+    let connector = builder.enable_http1().wrap_connector(connector);
+    Ok(connector)
 }
 
 /// The platform's verifier, made at the first handshake rather than with the connection:
