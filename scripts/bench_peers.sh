@@ -115,8 +115,10 @@ for peer in $order; do
   done
   jq -n -c --arg peer "$peer" --argjson round "$round" --argjson startup "$startup_ms" --argjson idle "$idle_rss_kb" \
     --argjson peak "$(proc_status "$SERVER_PID" VmHWM)" --argjson threads "$(proc_status "$SERVER_PID" Threads)" \
+    --argjson anon "$(proc_status "$SERVER_PID" RssAnon)" --argjson file "$(proc_status "$SERVER_PID" RssFile)" \
     --arg cmd "${cmd[*]}" \
-    '{peer: $peer, round: $round, command: $cmd, startup_ms: $startup, idle_rss_kb: $idle, peak_rss_kb: $peak, threads_at_end: $threads}' \
+    '{peer: $peer, round: $round, command: $cmd, startup_ms: $startup, idle_rss_kb: $idle, peak_rss_kb: $peak,
+      anon_rss_kb_at_end: $anon, file_rss_kb_at_end: $file, threads_at_end: $threads}' \
     >>"$OUT/servers.jsonl"
   cleanup
 done

@@ -62,6 +62,10 @@ def combine_servers(rows):
     out["startup_ms"] = median_of(rows, "startup_ms")
     out["idle_rss_kb"] = median_of(rows, "idle_rss_kb")
     out["peak_rss_kb"] = max(r["peak_rss_kb"] for r in rows)
+    # What the resident memory is made of at the end (the code and libraries mapped from files,
+    # the heap and stacks), which the peak alone does not say; older runs did not record it.
+    out["anon_rss_kb_at_end"] = median_of(rows, "anon_rss_kb_at_end")
+    out["file_rss_kb_at_end"] = median_of(rows, "file_rss_kb_at_end")
     out["threads_at_end"] = rows[-1]["threads_at_end"]
     return out
 
@@ -201,16 +205,18 @@ def main(results):
 
     print("\n### Servers (startup = spawn to first answered echo; RSS from /proc/PID/status)\n")
     base = servers.get("rmcp")
-    print("| peer | startup ms | idle RSS MB | peak RSS MB (VmHWM) | peak vs rmcp | threads at end |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| peer | startup ms | idle RSS MB | peak RSS MB (VmHWM) | peak vs rmcp | at end: files / anonymous MB | threads at end |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for peer in peers:
         s = servers.get(peer)
         if not s:
             continue
         vs = f"{s['peak_rss_kb'] / base['peak_rss_kb']:.2f}x" if base else "-"
+        files, anon = s.get("file_rss_kb_at_end"), s.get("anon_rss_kb_at_end")
+        split = f"{files / 1024:.2f} / {anon / 1024:.2f}" if files is not None and anon is not None else "-"
         print(
             f"| {peer} | {s['startup_ms']:.1f} | {s['idle_rss_kb'] / 1024:.1f} | {s['peak_rss_kb'] / 1024:.1f} "
-            f"| {vs} | {s['threads_at_end']} |"
+            f"| {vs} | {split} | {s['threads_at_end']} |"
         )
 
     concs = sorted({r["conc"] for r in runs})

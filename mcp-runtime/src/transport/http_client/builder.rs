@@ -55,7 +55,8 @@ pub(super) enum ProxyChoice {
 impl Builder {
     /// Options for the endpoint at `url` (`http://` or `https://`), all at their defaults:
     /// the platform's certificate roots, proxies from the environment, no timeouts, HTTP/2
-    /// (feature `http2`) only where TLS negotiates it. The URL is checked by [`connect`](Self::connect).
+    /// (feature `http2`) only where TLS negotiates it. The URL is checked by
+    /// [`connect`](Self::connect).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),

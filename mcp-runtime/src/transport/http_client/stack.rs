@@ -1,7 +1,7 @@
 //! The connections under an HTTP client connection: one pooled hyper client (HTTP/1.1, and
-//! HTTP/2 with the feature `http2`) over TLS and proxies, held to the connect and request timeouts. Everything the
-//! crate sends over HTTP as a client goes through an [`HttpStack`]: the endpoint's POSTs and
-//! GETs, and plain requests such as fetches of metadata documents.
+//! HTTP/2 with the feature `http2`) over TLS and proxies, held to the connect and request
+//! timeouts. Everything the crate sends over HTTP as a client goes through an [`HttpStack`]:
+//! the endpoint's POSTs and GETs, and plain requests such as fetches of metadata documents.
 
 use std::sync::Arc;
 use std::time::Duration;
