@@ -141,3 +141,81 @@ impl ServerCertVerifier for PlatformVerifier {
         }
     }
 }
+
+/// Without the feature `http2` (as `cargo test -p mcp-runtime` builds; the workspace's tests
+/// turn it on, and test HTTP/2 in `tests/it/client_tls.rs`).
+#[cfg(all(test, not(feature = "http2")))]
+mod tests {
+    use std::io::{Read, Write};
+    use std::net::TcpListener;
+
+    use http_body_util::Full;
+    use hyper::Request;
+    use hyper::body::Bytes;
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    use rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+    use rustls::{ServerConfig, ServerConnection, StreamOwned};
+
+    use super::*;
+    use crate::transport::http_client::stack::HttpStack;
+
+    /// A CA's certificate (PEM), and a server's configuration with a certificate it signs for
+    /// 127.0.0.1, offering HTTP/2 before HTTP/1.1.
+    fn ca_and_server() -> (String, ServerConfig) {
+        let ca_key = KeyPair::generate().expect("a CA key");
+        let mut ca = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca_pem = ca.self_signed(&ca_key).expect("a CA certificate").pem();
+        let issuer = Issuer::new(ca, ca_key);
+        let key = KeyPair::generate().expect("a server key");
+        let params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).expect("parameters");
+        let certificate = params.signed_by(&key, &issuer).expect("signed");
+        #[allow(deprecated)]
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        let mut config = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(vec![certificate.der().clone()], key)
+            .expect("a server configuration");
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        (ca_pem, config)
+    }
+
+    #[tokio::test]
+    async fn the_client_speaks_http1_to_a_server_that_prefers_http2() {
+        let (ca_pem, config) = ca_and_server();
+        let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+        let url = format!(
+            "https://127.0.0.1:{}/mcp",
+            listener.local_addr().expect("bound").port()
+        );
+        let server = std::thread::spawn(move || {
+            let (tcp, _) = listener.accept().expect("a connection");
+            let connection = ServerConnection::new(Arc::new(config)).expect("a TLS session");
+            let mut tls = StreamOwned::new(connection, tcp);
+            let mut head = [0u8; 1024];
+            let read = tls.read(&mut head).expect("the request");
+            tls.write_all(b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n")
+                .expect("the response");
+            let alpn = tls.conn.alpn_protocol().map(<[u8]>::to_vec);
+            (alpn, String::from_utf8_lossy(&head[..read]).into_owned())
+        });
+        let options = Builder::new(url.clone())
+            .no_proxy()
+            .add_root_certificate_pem(ca_pem.as_bytes())
+            .expect("the CA");
+        let stack = HttpStack::new(&options).expect("the client's connections");
+        let request = Request::post(url)
+            .body(Full::new(Bytes::from_static(b"{}")))
+            .expect("a request");
+        let response = stack.send(request).await.expect("an answer");
+        assert_eq!(response.status(), 204);
+        let (alpn, head) = server.join().expect("the server");
+        // The server takes HTTP/2 whenever it is offered: the client offered no protocol at
+        // all, which leaves HTTP/1.1.
+        assert_eq!(alpn, None);
+        assert!(head.starts_with("POST /mcp HTTP/1.1\r\n"), "{head}");
+    }
+}
