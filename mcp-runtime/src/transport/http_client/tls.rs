@@ -1,6 +1,7 @@
 //! `https://` for the client (feature `tls`): rustls on the ring provider, the platform's
-//! verifier trusting the platform's roots and the CAs the builder added, ALPN offering HTTP/2
-//! (feature `http2`) and HTTP/1.1.
+//! verifier trusting the platform's roots and the CAs the builder added. With the feature
+//! `http2`, ALPN offers HTTP/2 and HTTP/1.1; without it, ALPN offers nothing, which leaves
+//! HTTP/1.1.
 
 use std::sync::{Arc, OnceLock};
 
