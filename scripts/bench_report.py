@@ -5,6 +5,12 @@ rounds (--repeat), every figure is the median over the rounds (peak RSS: the hig
 ops/s shows the min-max. Standard library only.
 
     python3 scripts/bench_report.py target/bench-results/<timestamp>
+
+With --across and several such directories, it prints the issue-25 targets of each, how many
+of them meet each target, and whether the median over them does: what one run says, against
+the spread of runs of the same code on a noisy machine.
+
+    python3 scripts/bench_report.py --across target/bench-results/<t1> target/bench-results/<t2> ...
 """
 
 import json
@@ -121,36 +127,42 @@ def verdict(met):
     return "-" if met is None else ("yes" if met else "NO")
 
 
-def print_targets_25(by_key, servers):
-    """The targets of issue 25 that one run measures (seal + open is `cargo bench --bench sealing`)."""
+def targets_25(by_key, servers):
+    """The targets of issue 25 that one run measures (seal + open is `cargo bench --bench sealing`):
+    (target, value, value as shown, met, the test of a value), with value and met None where
+    the run cannot say."""
     top_conc = max(conc for _, _, conc in by_key)
     at32 = {(p, s): by_key.get((p, s, 32)) for p in ("mcp", "rmcp", "floor") for s in ("echo", "mrtr")}
     rows = []
     mine, theirs = at32["mcp", "mrtr"], at32["rmcp", "mrtr"]
     value = mine["ops_per_s"] / theirs["ops_per_s"] if mine and theirs and theirs["ops_per_s"] else None
-    rows.append(("mrtr c=32 throughput ≥ 2.5× rmcp", f"{value:.2f}x" if value else "-", value and value >= 2.5))
+    rows.append(("mrtr c=32 throughput ≥ 2.5× rmcp", value, f"{value:.2f}x" if value else "-", lambda v: v >= 2.5))
     for scenario, goal, what in (("mrtr", 1.5, "exchange"), ("echo", 1.2, "call")):
         mine, floor = cpu(at32["mcp", scenario]), cpu(at32["floor", scenario])
         value = mine / floor if mine and floor else None
         shown = f"{value:.2f}x ({mine:.1f} vs {floor:.1f} µs)" if value else "-"
-        rows.append((f"{scenario} c=32 server CPU per {what} ≤ {goal}× the floor's", shown, value and value <= goal))
+        rows.append((f"{scenario} c=32 server CPU per {what} ≤ {goal}× the floor's", value, shown, lambda v, g=goal: v <= g))
     for scenario, recorded in RECORDED_P99_VS_RMCP.items():
         mine, theirs = at32["mcp", scenario], at32["rmcp", scenario]
         value = theirs["p99_ms"] / mine["p99_ms"] if mine and theirs and mine["p99_ms"] else None
         shown = f"{value:.2f}x ({mine['p99_ms']:.3f} vs {theirs['p99_ms']:.3f} ms)" if value else "-"
-        rows.append((f"{scenario} c=32 p99, rmcp / mcp ≥ {recorded}x (last recorded)", shown, value and value >= recorded))
-    if "mcp" in servers and top_conc > 32:
-        # VmHWM covers every run of the peer; more connections hold more buffers.
-        peak = servers["mcp"]["peak_rss_kb"]
-        rows.append((f"mcp peak RSS ≤ 6.0 MB (judged at c ≤ 32; this run went to c={top_conc})", f"{peak / 1024:.2f} MB", None))
-    elif "mcp" in servers:
-        peak = servers["mcp"]["peak_rss_kb"]
-        rows.append(("mcp peak RSS ≤ 6.0 MB", f"{peak / 1024:.2f} MB", peak <= PEAK_RSS_LIMIT_KB))
+        rows.append((f"{scenario} c=32 p99, rmcp / mcp ≥ {recorded}x (last recorded)", value, shown, lambda v, r=recorded: v >= r))
+    if "mcp" in servers:
+        peak = servers["mcp"]["peak_rss_kb"] / 1024
+        if top_conc > 32:
+            # VmHWM covers every run of the peer; more connections hold more buffers.
+            rows.append((f"mcp peak RSS ≤ 6.0 MB (judged at c ≤ 32; this run went to c={top_conc})", None, f"{peak:.2f} MB", None))
+        else:
+            rows.append(("mcp peak RSS ≤ 6.0 MB", peak, f"{peak:.2f} MB", lambda v: v <= PEAK_RSS_LIMIT_KB / 1024))
+    return [(name, value, shown, test(value) if test and value is not None else None, test) for name, value, shown, test in rows]
+
+
+def print_targets_25(by_key, servers):
     print("\n### Targets (issue 25)\n")
     print("| target | measured | met |")
     print("|---|---:|---|")
-    for name, shown, met in rows:
-        print(f"| {name} | {shown} | {verdict(None if shown == '-' or met is None else bool(met))} |")
+    for name, _, shown, met, _ in targets_25(by_key, servers):
+        print(f"| {name} | {shown} | {verdict(met)} |")
     print("\nSeal + open ≤ 2 µs is measured by `cargo bench -p mcp-runtime --bench sealing`, not here.")
 
 
@@ -180,10 +192,50 @@ def print_targets_9(by_key, servers, base):
         print(f"| startup to first request < 50 ms | {ms:.1f} ms | {'yes' if ms < 50 else 'NO'} |")
 
 
-def main(results):
+def read_results(results):
+    """The raw runs of one invocation, its runs combined over the rounds, and its servers."""
     raw_runs = load(results / "runs.jsonl")
     runs = [combine_runs(rows) for rows in group(raw_runs, lambda r: (r["peer"], r["scenario"], r["conc"])).values()]
     servers = {peer: combine_servers(rows) for peer, rows in group(load(results / "servers.jsonl"), lambda s: s["peer"]).items()}
+    return raw_runs, runs, servers
+
+
+def across(dirs):
+    """The issue-25 targets in each of several invocations, and by the median over them: how
+    often a target is met, and whether the runs' median meets it."""
+    verdicts = []
+    for results in dirs:
+        _, runs, servers = read_results(results)
+        if not runs:
+            sys.exit(f"no runs in {results}")
+        by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
+        verdicts.append(targets_25(by_key, servers))
+    names = [(name, test) for name, *_, test in verdicts[0]]
+    print(f"# Issue-25 targets across {len(dirs)} runs\n")
+    for number, results in enumerate(dirs, 1):
+        meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
+        git = next((line.split(":", 1)[1].strip() for line in meta.splitlines() if line.startswith("git:")), "?")
+        print(f"{number}. `{results.name}` (git {git})")
+    print("\n| target | " + " | ".join(str(n) for n in range(1, len(dirs) + 1)) + " | met in | median | median meets |")
+    print("|---|" + "---:|" * len(dirs) + "---:|---:|---|")
+    for index, (name, test) in enumerate(names):
+        cells, values, met = [], [], 0
+        for rows in verdicts:
+            _, value, _, ok, _ = rows[index] if index < len(rows) else (name, None, "-", None, None)
+            cells.append("-" if value is None else f"{value:.2f}" + ("" if ok else " ✗"))
+            if value is not None:
+                values.append(value)
+                met += bool(ok)
+        middle = statistics.median(values) if values else None
+        meets = verdict(test(middle)) if middle is not None and test else "-"
+        shown = "-" if middle is None else f"{middle:.2f}"
+        print(f"| {name} | " + " | ".join(cells) + f" | {met} of {len(values)} | {shown} | {meets} |")
+    every = sum(all(ok for _, value, _, ok, _ in rows if value is not None) for rows in verdicts)
+    print(f"\nRuns meeting every target at once: {every} of {len(dirs)}.")
+
+
+def main(results):
+    raw_runs, runs, servers = read_results(results)
     rounds = max((r["rounds"] for r in runs), default=1)
     meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
     by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
@@ -260,6 +312,9 @@ def main(results):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) > 2 and sys.argv[1] == "--across":
+        across([Path(d) for d in sys.argv[2:]])
+    elif len(sys.argv) == 2:
+        main(Path(sys.argv[1]))
+    else:
         sys.exit(__doc__)
-    main(Path(sys.argv[1]))
