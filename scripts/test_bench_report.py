@@ -65,6 +65,16 @@ class Targets(unittest.TestCase):
         by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
         return {name: (round(value, 2), met) for name, value, _, met, _ in bench_report.targets_25(by_key, servers)}
 
+    def across(self, *runs):
+        """`--across` over one invocation per (echo CPU, exchange ops/s, peak RSS KB), named
+        one, two, three… with git 111, 222, 333…"""
+        names = ("one", "two", "three", "four")
+        dirs = [
+            write(self.root / names[i], str(i + 1) * 3, echo_cpu=echo, exchange_ops=ops, peak_kb=peak)
+            for i, (echo, ops, peak) in enumerate(runs)
+        ]
+        return printed(bench_report.across, dirs)
+
     def test_one_run_is_judged_target_by_target(self):
         found = self.targets(write(self.root / "a", "aaa", echo_cpu=12.5, exchange_ops=26_000, peak_kb=6100))
         self.assertEqual(found["mrtr c=32 throughput ≥ 2.5× rmcp"], (2.6, True))
@@ -77,12 +87,7 @@ class Targets(unittest.TestCase):
         self.assertEqual(over["mcp peak RSS ≤ 6.0 MB"], (6.05, False))
 
     def test_across_runs_counts_each_target_and_judges_the_median(self):
-        dirs = [
-            write(self.root / "one", "111", echo_cpu=12.5, exchange_ops=26_000, peak_kb=6100),
-            write(self.root / "two", "222", echo_cpu=11.0, exchange_ops=24_000, peak_kb=6100),
-            write(self.root / "three", "333", echo_cpu=11.5, exchange_ops=27_000, peak_kb=6200),
-        ]
-        out = printed(bench_report.across, dirs)
+        out = self.across((12.5, 26_000, 6100), (11.0, 24_000, 6100), (11.5, 27_000, 6200))
         rows = {line.split(" | ")[0].strip("| "): line for line in out.splitlines() if line.startswith("| ")}
         # Echo CPU 1.25 ✗, 1.10, 1.15: met in two, median 1.15 meets it.
         echo = rows["echo c=32 server CPU per call ≤ 1.2× the floor's"]
@@ -97,12 +102,7 @@ class Targets(unittest.TestCase):
         self.assertIn("`two` (git 222)", out)
 
     def test_a_median_that_misses_is_a_miss(self):
-        dirs = [
-            write(self.root / "one", "111", echo_cpu=12.5, exchange_ops=26_000, peak_kb=6000),
-            write(self.root / "two", "222", echo_cpu=13.0, exchange_ops=26_000, peak_kb=6000),
-            write(self.root / "three", "333", echo_cpu=11.0, exchange_ops=26_000, peak_kb=6000),
-        ]
-        out = printed(bench_report.across, dirs)
+        out = self.across((12.5, 26_000, 6000), (13.0, 26_000, 6000), (11.0, 26_000, 6000))
         echo = next(line for line in out.splitlines() if line.startswith("| echo c=32 server CPU"))
         self.assertIn("| 1 of 3 | 1.25 | NO |", echo)
         self.assertIn("Runs meeting every target at once: 1 of 3.", out)
