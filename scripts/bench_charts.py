@@ -128,17 +128,24 @@ def load_lines(path):
 
 
 def meta_of(results):
+    """The commit, the date and the build profile (its name) that a run's meta.txt records."""
     meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
     git = re.search(r"^git: (.+)$", meta, re.M)
     date = re.search(r"^date: (\S+)", meta, re.M)
-    return (git.group(1) if git else "?"), (date.group(1)[:16].replace("T", " ") if date else "?")
+    profile = re.search(r"^profile: (\S+)", meta, re.M)
+    return (
+        git.group(1) if git else "?",
+        date.group(1)[:16].replace("T", " ") if date else "?",
+        profile.group(1) if profile else None,
+    )
 
 
 def load_charts(results, out):
     runs = load_lines(results / "runs.jsonl")
     if not runs:
         sys.exit(f"no runs in {results}")
-    git, date = meta_of(results)
+    git, date, profile = meta_of(results)
+    built = f" · {profile}" if profile else ""
     rounds = max(r.get("round", 1) for r in runs)
     peers = list(dict.fromkeys(r["peer"] for r in runs))
     # Peers in a fixed order where known, so colours and legend read the same on every chart.
@@ -170,7 +177,7 @@ def load_charts(results, out):
             medians = f"medians of {rounds} rounds" if rounds > 1 else "one round"
             chart = line_chart(
                 f"{name} vs concurrency: {scenario}",
-                f"git {git}, {date} · {medians} · loopback HTTP/1.1, server on one core",
+                f"git {git}, {date} · {medians}{built} · loopback HTTP/1.1, server on one core",
                 y_label.format(unit=unit, op=op),
                 series,
                 "scripts/bench_peers.sh; closed loop, so latency at high concurrency is queueing on the server's core",
