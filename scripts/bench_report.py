@@ -314,7 +314,7 @@ def main(results):
 if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--across":
         across([Path(d) for d in sys.argv[2:]])
-    elif len(sys.argv) == 2:
+    elif len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
         main(Path(sys.argv[1]))
     else:
         sys.exit(__doc__)
