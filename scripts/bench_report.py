@@ -17,6 +17,9 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Callable, NamedTuple, Optional
+
+from bench_charts import meta_of
 
 # mcp / rmcp p99 latency ratios at c=32 of the last recorded run (BENCHMARKS.md, git af18f05):
 # issue 25 asks for no worse.
@@ -127,10 +130,21 @@ def verdict(met):
     return "-" if met is None else ("yes" if met else "NO")
 
 
+class Target(NamedTuple):
+    """One issue-25 target as one run measures it; `value` is None where the run cannot say."""
+
+    name: str
+    value: Optional[float]
+    shown: str
+    test: Optional[Callable[[float], bool]]
+
+    @property
+    def met(self):
+        return self.test(self.value) if self.test and self.value is not None else None
+
+
 def targets_25(by_key, servers):
-    """The targets of issue 25 that one run measures (seal + open is `cargo bench --bench sealing`):
-    (target, value, value as shown, met, the test of a value), with value and met None where
-    the run cannot say."""
+    """The targets of issue 25 that one run measures (seal + open is `cargo bench --bench sealing`)."""
     top_conc = max(conc for _, _, conc in by_key)
     at32 = {(p, s): by_key.get((p, s, 32)) for p in ("mcp", "rmcp", "floor") for s in ("echo", "mrtr")}
     rows = []
@@ -154,15 +168,15 @@ def targets_25(by_key, servers):
             rows.append((f"mcp peak RSS ≤ 6.0 MB (judged at c ≤ 32; this run went to c={top_conc})", None, f"{peak:.2f} MB", None))
         else:
             rows.append(("mcp peak RSS ≤ 6.0 MB", peak, f"{peak:.2f} MB", lambda v: v <= PEAK_RSS_LIMIT_KB / 1024))
-    return [(name, value, shown, test(value) if test and value is not None else None, test) for name, value, shown, test in rows]
+    return [Target(*row) for row in rows]
 
 
 def print_targets_25(by_key, servers):
     print("\n### Targets (issue 25)\n")
     print("| target | measured | met |")
     print("|---|---:|---|")
-    for name, _, shown, met, _ in targets_25(by_key, servers):
-        print(f"| {name} | {shown} | {verdict(met)} |")
+    for target in targets_25(by_key, servers):
+        print(f"| {target.name} | {target.shown} | {verdict(target.met)} |")
     print("\nSeal + open ≤ 2 µs is measured by `cargo bench -p mcp-runtime --bench sealing`, not here.")
 
 
@@ -210,27 +224,24 @@ def across(dirs):
             sys.exit(f"no runs in {results}")
         by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
         verdicts.append(targets_25(by_key, servers))
-    names = [(name, test) for name, *_, test in verdicts[0]]
     print(f"# Issue-25 targets across {len(dirs)} runs\n")
     for number, results in enumerate(dirs, 1):
-        meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
-        git = next((line.split(":", 1)[1].strip() for line in meta.splitlines() if line.startswith("git:")), "?")
+        git, _, _ = meta_of(results)
         print(f"{number}. `{results.name}` (git {git})")
     print("\n| target | " + " | ".join(str(n) for n in range(1, len(dirs) + 1)) + " | met in | median | median meets |")
     print("|---|" + "---:|" * len(dirs) + "---:|---:|---|")
-    for index, (name, test) in enumerate(names):
+    for index, first in enumerate(verdicts[0]):
         cells, values, met = [], [], 0
         for rows in verdicts:
-            _, value, _, ok, _ = rows[index] if index < len(rows) else (name, None, "-", None, None)
-            cells.append("-" if value is None else f"{value:.2f}" + ("" if ok else " ✗"))
-            if value is not None:
-                values.append(value)
-                met += bool(ok)
-        middle = statistics.median(values) if values else None
-        meets = verdict(test(middle)) if middle is not None and test else "-"
-        shown = "-" if middle is None else f"{middle:.2f}"
-        print(f"| {name} | " + " | ".join(cells) + f" | {met} of {len(values)} | {shown} | {meets} |")
-    every = sum(all(ok for _, value, _, ok, _ in rows if value is not None) for rows in verdicts)
+            target = rows[index] if index < len(rows) else first._replace(value=None)
+            cells.append("-" if target.value is None else f"{target.value:.2f}" + ("" if target.met else " ✗"))
+            if target.value is not None:
+                values.append(target.value)
+                met += bool(target.met)
+        median = first._replace(value=statistics.median(values) if values else None)
+        shown = "-" if median.value is None else f"{median.value:.2f}"
+        print(f"| {first.name} | " + " | ".join(cells) + f" | {met} of {len(values)} | {shown} | {verdict(median.met)} |")
+    every = sum(all(t.met for t in rows if t.value is not None) for rows in verdicts)
     print(f"\nRuns meeting every target at once: {every} of {len(dirs)}.")
 
 

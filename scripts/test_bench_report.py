@@ -63,7 +63,7 @@ class Targets(unittest.TestCase):
     def targets(self, directory):
         _, runs, servers = bench_report.read_results(directory)
         by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
-        return {name: (round(value, 2), met) for name, value, _, met, _ in bench_report.targets_25(by_key, servers)}
+        return {t.name: (round(t.value, 2), t.met) for t in bench_report.targets_25(by_key, servers)}
 
     def across(self, *runs):
         """`--across` over one invocation per (echo CPU, exchange ops/s, peak RSS KB), named

@@ -63,13 +63,13 @@ pub(super) fn https<C>(
         .with_tls_config(config)
         .https_or_http();
     #[cfg(feature = "http2")]
-    let connector = match options.http2_prior_knowledge {
-        true => builder.enable_http2().wrap_connector(connector),
-        false => builder.enable_all_versions().wrap_connector(connector),
+    let builder = match options.http2_prior_knowledge {
+        true => builder.enable_http2(),
+        false => builder.enable_all_versions(),
     };
     #[cfg(not(feature = "http2"))]
-    let connector = builder.enable_http1().wrap_connector(connector);
-    Ok(connector)
+    let builder = builder.enable_http1();
+    Ok(builder.wrap_connector(connector))
 }
 
 /// The platform's verifier, made at the first handshake rather than with the connection:
