@@ -1,9 +1,12 @@
 //! Where a transport hands a request to the server and gets its answer back: the request's
 //! surroundings ([`Exchange`]), cancellation, and the response line ([`Reply`]).
 
+use std::future::{Future, poll_fn};
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::{self, Poll};
 
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
 use crate::identity::Identity;
 use crate::panics::catch_panics;
@@ -171,14 +174,36 @@ impl Server {
         let _held = held;
         let token = exchange.cancellation.clone();
         let id = request.id.clone();
-        // Cancellation wins a tie: a cancelled request is never answered.
-        let answer = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            outcome = self.route(request, exchange) => Some(Reply::new(&id, outcome)),
-        };
-        answer.filter(|_| !token.is_cancelled())
+        // Pinned where they are made: passed to a helper, the route's future would be moved
+        // into the helper's own and copied again there.
+        let mut route = pin!(self.route(request, exchange));
+        let mut cancelled = pin!(token.cancelled());
+        let outcome =
+            poll_fn(|cx| unless_cancelled(&token, route.as_mut(), cancelled.as_mut(), cx));
+        outcome.await.map(|outcome| Reply::new(&id, outcome))
     }
+}
+
+/// One poll of a request's `work` racing its cancellation: `work`'s output, or `None` when
+/// `token` fires first. Cancellation wins a tie: a cancelled request is never answered.
+///
+/// The token is looked at before and after `work` is polled, and waited on (`cancelled`, made
+/// from `token`) only while `work` is pending: most requests finish on their first poll, and
+/// registering a waiter with the token, then removing it, would cost them more than the rest
+/// of this race.
+fn unless_cancelled<F: Future>(
+    token: &CancellationToken,
+    work: Pin<&mut F>,
+    cancelled: Pin<&mut WaitForCancellationFuture<'_>>,
+    cx: &mut task::Context<'_>,
+) -> Poll<Option<F::Output>> {
+    if token.is_cancelled() {
+        return Poll::Ready(None);
+    }
+    if let Poll::Ready(output) = work.poll(cx) {
+        return Poll::Ready((!token.is_cancelled()).then_some(output));
+    }
+    cancelled.poll(cx).map(|()| None)
 }
 
 impl Server {
@@ -227,5 +252,77 @@ impl Server {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::{pending, ready};
+    use std::time::Duration;
+
+    use super::*;
+
+    /// The race as `answer_holding` runs it.
+    async fn race<F: Future>(token: &CancellationToken, work: F) -> Option<F::Output> {
+        let mut work = pin!(work);
+        let mut cancelled = pin!(token.cancelled());
+        poll_fn(|cx| unless_cancelled(token, work.as_mut(), cancelled.as_mut(), cx)).await
+    }
+
+    #[tokio::test]
+    async fn work_that_finishes_is_answered() {
+        let token = CancellationToken::new();
+        assert_eq!(race(&token, ready(7)).await, Some(7));
+        let later = async {
+            tokio::task::yield_now().await;
+            8
+        };
+        assert_eq!(race(&token, later).await, Some(8));
+    }
+
+    #[tokio::test]
+    async fn a_token_cancelled_before_the_work_starts_wins() {
+        let token = CancellationToken::new();
+        token.cancel();
+        let polled = std::cell::Cell::new(false);
+        let work = poll_fn(|_| {
+            polled.set(true);
+            Poll::Ready(1)
+        });
+        assert_eq!(race(&token, work).await, None);
+        assert!(
+            !polled.get(),
+            "the work ran for a request already cancelled"
+        );
+    }
+
+    #[tokio::test]
+    async fn cancelling_during_the_work_wins_a_tie() {
+        let token = CancellationToken::new();
+        let work = poll_fn(|_| {
+            token.cancel();
+            Poll::Ready(1)
+        });
+        assert_eq!(race(&token, work).await, None);
+    }
+
+    #[tokio::test]
+    async fn pending_work_ends_when_the_token_fires() {
+        let token = CancellationToken::new();
+        let canceller = {
+            let token = token.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                token.cancel();
+            })
+        };
+        // The timer is looked at first: a wait that only a later wake-up ends fails.
+        let answer = tokio::select! {
+            biased;
+            () = tokio::time::sleep(Duration::from_secs(10)) => None,
+            answer = race(&token, pending::<()>()) => Some(answer),
+        };
+        assert_eq!(answer, Some(None), "the wait did not wake on cancellation");
+        canceller.await.expect("the canceller ran");
     }
 }
