@@ -143,12 +143,68 @@ impl<'de: 'a, 'a> Deserialize<'de> for Slot<'a> {
     }
 }
 
+/// The `id` member, read as an id in the same pass as the envelope.
+#[derive(Debug, Default)]
+enum IdSlot {
+    #[default]
+    Absent,
+    Valid(RequestId),
+    /// Present, but neither a string nor an integer that fits an `i64`.
+    Invalid,
+}
+
+impl<'de> Deserialize<'de> for IdSlot {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdSlotVisitor;
+        impl<'de> de::Visitor<'de> for IdSlotVisitor {
+            type Value = IdSlot;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<IdSlot, E> {
+                Ok(IdSlot::Valid(RequestId::Number(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<IdSlot, E> {
+                Ok(i64::try_from(v)
+                    .map_or(IdSlot::Invalid, |v| IdSlot::Valid(RequestId::Number(v))))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<IdSlot, E> {
+                Ok(IdSlot::Valid(RequestId::String(v.to_owned())))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<IdSlot, E> {
+                Ok(IdSlot::Valid(RequestId::String(v)))
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<IdSlot, E> {
+                Ok(IdSlot::Invalid)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<IdSlot, E> {
+                Ok(IdSlot::Invalid)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<IdSlot, E> {
+                Ok(IdSlot::Invalid)
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<IdSlot, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(IdSlot::Invalid)
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<IdSlot, A::Error> {
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(IdSlot::Invalid)
+            }
+        }
+        d.deserialize_any(IdSlotVisitor)
+    }
+}
+
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
     jsonrpc: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    id: Slot<'a>,
+    #[serde(default)]
+    id: IdSlot,
     #[serde(borrow, default)]
     method: Option<Text<'a>>,
     #[serde(borrow, default)]
@@ -200,16 +256,14 @@ impl Incoming {
             }
         };
         let id = match env.id {
-            Slot::Absent => None,
-            Slot::Present(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
-                Ok(id) => Some(id),
-                Err(_) => {
-                    return reject(
-                        None,
-                        McpError::invalid_request("The id must be a string or an integer"),
-                    );
-                }
-            },
+            IdSlot::Absent => None,
+            IdSlot::Valid(id) => Some(id),
+            IdSlot::Invalid => {
+                return reject(
+                    None,
+                    McpError::invalid_request("The id must be a string or an integer"),
+                );
+            }
         };
         if env.jsonrpc.as_deref() != Some("2.0") {
             return reject(id, McpError::invalid_request("jsonrpc must be \"2.0\""));
@@ -477,6 +531,50 @@ mod tests {
             write_str(&mut last, state);
             assert!(line.ends_with(&format!("{last}}}}}")), "{line}");
         }
+    }
+
+    #[test]
+    fn ids_are_strings_or_integers_and_anything_else_is_refused_without_an_id() {
+        let message = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        for (id, expected) in [
+            ("7", RequestId::Number(7)),
+            ("-7", RequestId::Number(-7)),
+            ("9223372036854775807", RequestId::Number(i64::MAX)),
+            (r#""a\"b""#, RequestId::String("a\"b".to_owned())),
+            (r#""""#, RequestId::String(String::new())),
+        ] {
+            match Incoming::parse(&message(id)) {
+                Ok(Incoming::Request(request)) => assert_eq!(request.id, expected, "{id}"),
+                other => panic!("{id}: {other:?}"),
+            }
+        }
+        for id in [
+            "null",
+            "true",
+            "1.5",
+            "1e2",
+            "9223372036854775808",
+            "18446744073709551616",
+            "{}",
+            r#"{"a":[1,{"b":null}]}"#,
+            "[]",
+            r#"[1,"x",[{}]]"#,
+        ] {
+            match Incoming::parse(&message(id)) {
+                Err(rejected) => {
+                    assert_eq!(rejected.error.code, -32600, "{id}");
+                    assert!(rejected.id.is_none(), "{id}");
+                }
+                Ok(other) => panic!("{id}: {other:?}"),
+            }
+        }
+        // Broken JSON inside the id is the message's syntax, not its id.
+        let broken = Incoming::parse(r#"{"jsonrpc":"2.0","id":{"a":],"method":"ping"}"#);
+        assert_eq!(broken.map(|_| ()).map_err(|r| r.error.code), Err(-32700));
+        let twice = Incoming::parse(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#);
+        assert_eq!(twice.map(|_| ()).map_err(|r| r.error.code), Err(-32600));
+        let absent = Incoming::parse(r#"{"jsonrpc":"2.0","method":"ping"}"#);
+        assert!(matches!(absent, Ok(Incoming::Notification(_))), "{absent:?}");
     }
 
     #[test]

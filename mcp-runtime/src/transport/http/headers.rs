@@ -22,18 +22,20 @@ pub(super) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event
 /// Decodes a header value: surrounding whitespace is framing, `=?base64?…?=` carries values that
 /// are not plain ASCII. `None` when the value is unreadable.
 pub fn decode_value(raw: &[u8]) -> Option<Cow<'_, str>> {
-    let framing = |b: &u8| *b == b' ' || *b == b'\t';
-    let start = raw.iter().position(|b| !framing(b)).unwrap_or(raw.len());
-    let end = raw
-        .iter()
-        .rposition(|b| !framing(b))
-        .map_or(start, |last| last + 1);
-    let bytes = &raw[start..end];
-    if bytes.iter().any(|b| !(0x20..0x7f).contains(b)) {
+    decode_text(std::str::from_utf8(raw).ok()?)
+}
+
+/// [`decode_value`] of a header as it arrived. `to_str` admits only visible ASCII and tabs,
+/// and checks that itself, so the bytes need no second check as UTF-8.
+fn decode_header(value: &HeaderValue) -> Option<Cow<'_, str>> {
+    decode_text(value.to_str().ok()?)
+}
+
+fn decode_text(text: &str) -> Option<Cow<'_, str>> {
+    let text = text.trim_matches(|c| c == ' ' || c == '\t');
+    if !text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
         return None;
     }
-    // Printable ASCII, so this cannot fail.
-    let text = std::str::from_utf8(bytes).ok()?;
     match text
         .strip_prefix("=?base64?")
         .and_then(|t| t.strip_suffix("?="))
@@ -76,7 +78,7 @@ pub(super) fn header<'h>(
         .map_err(|Repeated| McpError::header_mismatch(format!("Header {name} is sent twice")))?;
     match value {
         None => Ok(None),
-        Some(v) => decode_value(v.as_bytes())
+        Some(v) => decode_header(v)
             .map(Some)
             .ok_or_else(|| McpError::header_mismatch(format!("Header {name} is not readable"))),
     }
@@ -239,6 +241,31 @@ mod tests {
         assert_eq!(decode_value("é".as_bytes()), None);
         assert_eq!(decode_value(b"a\x7f"), None);
         assert_eq!(decode_value(b"\xff"), None);
+    }
+
+    #[test]
+    fn a_header_decodes_as_its_bytes_do() {
+        // Every byte a header value may hold (control characters and DEL may not).
+        let values: [&[u8]; 13] = [
+            b"tools/call",
+            b"  tools/call \t",
+            b"a\tb",
+            b"\t",
+            b"",
+            b"=?base64?5pel5pys6Kqe?=",
+            b" =?base64?5pel5pys6Kqe?= ",
+            b"=?base64?!!!?=",
+            b"=?base64?/w==?=",
+            "é".as_bytes(),
+            b"\xff",
+            b"x\x80y",
+            b"\"quoted\", {x}",
+        ];
+        for raw in values {
+            let value = HeaderValue::from_bytes(raw).expect("a header value");
+            assert_eq!(decode_header(&value), decode_value(raw), "{raw:?}");
+        }
+        assert_eq!(decode_header(&HeaderValue::from_static("a\tb")), None);
     }
 
     #[test]
