@@ -79,7 +79,9 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         false => (NotificationSink::discard(), None),
     };
     // Dropping the guard cancels the request: that happens when the client goes away before
-    // the response starts, and (moved into the stream pump) when it closes the SSE stream.
+    // the response starts, and (moved into the stream pump) when it closes the SSE stream. A
+    // request answered whole is not cancelled after the fact (nor is one on stdio): the guard
+    // is disarmed, which also spares the token's waiters a wake-up per request.
     let guard = cancellation.clone().drop_guard();
     let mut exchange = Exchange::new(connection, sink, cancellation)
         .with_identity(identity)
@@ -97,7 +99,7 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
     let mut task: Answering = Box::pin(catch_panics(answering));
     let Some(first) = first else {
         let joined = task.await;
-        drop(guard);
+        guard.disarm();
         return json(finished(&id, joined), rules);
     };
     tokio::select! {
@@ -134,7 +136,7 @@ fn answered(
         tokio::spawn(pump_finished(first, rx, reply.into_line(), out_tx, guard));
         return sse::response(out_rx);
     }
-    drop(guard);
+    guard.disarm();
     json(reply, rules)
 }
 
