@@ -574,7 +574,10 @@ mod tests {
         let twice = Incoming::parse(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#);
         assert_eq!(twice.map(|_| ()).map_err(|r| r.error.code), Err(-32600));
         let absent = Incoming::parse(r#"{"jsonrpc":"2.0","method":"ping"}"#);
-        assert!(matches!(absent, Ok(Incoming::Notification(_))), "{absent:?}");
+        assert!(
+            matches!(absent, Ok(Incoming::Notification(_))),
+            "{absent:?}"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::server::Server;
 
 use super::auth_guard::{Admitted, AuthGuard};
 use super::body::BodyRules;
+use super::headers::Decisive;
 use super::host_policy::HostPolicy;
 use super::overload::{self, RequestSlots};
 use super::respond::{self, StatusRules};
@@ -72,8 +73,8 @@ impl Drop for Shared {
     }
 }
 
-fn forbidden(uri: &Uri, headers: &HeaderMap, hosts: &HostPolicy) -> Option<Response> {
-    let reason = hosts.check(uri, headers).err()?;
+fn forbidden(uri: &Uri, sent: &Decisive<'_>, hosts: &HostPolicy) -> Option<Response> {
+    let reason = hosts.check(uri, sent).err()?;
     tracing::warn!(%reason, "rejected a request (DNS-rebinding protection)");
     let error = McpError::invalid_request("Forbidden: Host or Origin not allowed");
     Some(respond::json_with_status(
@@ -125,12 +126,13 @@ pub(super) fn on_post(
 }
 
 async fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> Response {
-    let admitted = match guard(&shared, &parts.method, &parts.uri, &parts.headers).await {
+    let sent = Decisive::of(&parts.headers);
+    let admitted = match guard(&shared, &parts.method, &parts.uri, &parts.headers, &sent).await {
         Ok(admitted) => admitted,
         Err(refused) => return shared.finish(refused),
     };
     let identity = admitted.as_ref().map(|a| a.identity.clone());
-    let response = post_response(&shared, &parts.headers, identity, body).await;
+    let response = post_response(&shared, &parts.headers, &sent, identity, body).await;
     let response = match (&shared.auth, &admitted) {
         (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
         _ => response,
@@ -141,12 +143,13 @@ async fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> Response {
 async fn post_response(
     shared: &Shared,
     headers: &HeaderMap,
+    sent: &Decisive<'_>,
     identity: Option<Arc<Identity>>,
     body: Body,
 ) -> Response {
     // A declared non-JSON body is refused; a missing Content-Type is tolerated because the
     // body is parsed as JSON either way and some minimal clients omit it.
-    let Ok(content_type) = headers::single(headers, header::CONTENT_TYPE) else {
+    let Ok(content_type) = sent.content_type.single() else {
         let error = McpError::invalid_request("Content-Type is sent twice");
         return respond::error(None, &error, StatusRules::Stateless);
     };
@@ -165,8 +168,8 @@ async fn post_response(
     }
     // The spec has clients list both types; one that lists only one is still served (in that
     // form), and only a client that takes neither cannot be answered at all.
-    let sse_allowed = headers::accepts(headers, "text/event-stream");
-    if !sse_allowed && !headers::accepts(headers, "application/json") {
+    let sse_allowed = headers::accepts_seen(sent.accept, headers, "text/event-stream");
+    if !sse_allowed && !headers::accepts_seen(sent.accept, headers, "application/json") {
         return respond::refused(
             StatusCode::NOT_ACCEPTABLE,
             "Accept lists neither application/json nor text/event-stream",
@@ -193,7 +196,7 @@ async fn post_response(
     // The message owns what it needs: the bytes, and their share of the budget, go.
     drop(body);
     let Incoming::Request(request) = &message else {
-        return route(shared, headers, message, identity, sse_allowed).await;
+        return route(shared, headers, sent, message, identity, sse_allowed).await;
     };
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     if listen && !sse_allowed {
@@ -215,7 +218,7 @@ async fn post_response(
     let Some(slot) = slots.take() else {
         return overload::overloaded(Some(&request.id), full);
     };
-    let response = route(shared, headers, message, identity, sse_allowed).await;
+    let response = route(shared, headers, sent, message, identity, sse_allowed).await;
     overload::hold_until_sent(response, slot)
 }
 
@@ -223,11 +226,12 @@ async fn post_response(
 async fn route(
     shared: &Shared,
     headers: &HeaderMap,
+    sent: &Decisive<'_>,
     message: Incoming,
     identity: Option<Arc<Identity>>,
     sse_allowed: bool,
 ) -> Response {
-    let classified = match stateless::classify(shared, headers, &message).await {
+    let classified = match stateless::classify(shared, headers, sent, &message).await {
         Ok(classified) => classified,
         Err(error) => {
             let id = match &message {
@@ -298,7 +302,7 @@ async fn on_session(
     headers: &HeaderMap,
     handle: fn(&Shared, &HeaderMap, Option<&Identity>) -> Response,
 ) -> Response {
-    let response = match guard(shared, method, uri, headers).await {
+    let response = match guard(shared, method, uri, headers, &Decisive::of(headers)).await {
         Ok(admitted) => {
             let identity = admitted.as_ref().map(|a| &*a.identity);
             answer(admitted.as_ref(), handle(shared, headers, identity))
@@ -314,8 +318,9 @@ async fn guard(
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
+    sent: &Decisive<'_>,
 ) -> Result<Option<Admitted>, Response> {
-    if let Some(response) = forbidden(uri, headers, &shared.hosts) {
+    if let Some(response) = forbidden(uri, sent, &shared.hosts) {
         return Err(response);
     }
     shared.authenticate(method, headers).await
@@ -336,7 +341,8 @@ pub(super) async fn on_metadata(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let response = match (forbidden(&uri, &headers, &shared.hosts), &shared.auth) {
+    let sent = Decisive::of(&headers);
+    let response = match (forbidden(&uri, &sent, &shared.hosts), &shared.auth) {
         (Some(refused), _) => refused,
         (None, Some(auth)) => auth.metadata(),
         // Only routed when there is a guard; a 404 is still the honest answer without one.

@@ -68,13 +68,93 @@ pub(super) fn single(
 #[derive(Debug)]
 pub(super) struct Repeated;
 
+/// How often a request sent one header, and its value when once.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) enum Seen<'h> {
+    #[default]
+    Absent,
+    Once(&'h HeaderValue),
+    Repeated,
+}
+
+impl<'h> Seen<'h> {
+    /// As [`single`] reads the header.
+    pub fn single(self) -> Result<Option<&'h HeaderValue>, Repeated> {
+        match self {
+            Seen::Absent => Ok(None),
+            Seen::Once(value) => Ok(Some(value)),
+            Seen::Repeated => Err(Repeated),
+        }
+    }
+
+    fn add(&mut self, value: &'h HeaderValue) {
+        *self = match self {
+            Seen::Absent => Seen::Once(value),
+            _ => Seen::Repeated,
+        };
+    }
+}
+
+/// The headers a POST to the endpoint is decided on, found in one pass over the request's
+/// headers. Looked up one by one, each lookup hashes its name and probes the map: together
+/// they cost more than the pass, which compares names (the standard ones by their tag).
+#[derive(Debug, Default)]
+pub(super) struct Decisive<'h> {
+    pub host: Seen<'h>,
+    pub origin: Seen<'h>,
+    pub content_type: Seen<'h>,
+    pub accept: Seen<'h>,
+    pub protocol_version: Seen<'h>,
+    pub method: Seen<'h>,
+    pub name: Seen<'h>,
+}
+
+impl<'h> Decisive<'h> {
+    pub fn of(headers: &'h HeaderMap) -> Self {
+        let mut found = Self::default();
+        for (name, value) in headers {
+            let slot = if *name == header::HOST {
+                &mut found.host
+            } else if *name == header::CONTENT_TYPE {
+                &mut found.content_type
+            } else if *name == header::ACCEPT {
+                &mut found.accept
+            } else if *name == header::ORIGIN {
+                &mut found.origin
+            } else if *name == METHOD {
+                &mut found.method
+            } else if *name == NAME {
+                &mut found.name
+            } else if *name == PROTOCOL_VERSION {
+                &mut found.protocol_version
+            } else {
+                continue;
+            };
+            slot.add(value);
+        }
+        found
+    }
+}
+
 /// Reads one header, decoded. `Ok(None)` when absent; `Err` when present but unreadable, or
 /// sent more than once.
 pub(super) fn header<'h>(
     headers: &'h HeaderMap,
     name: impl AsHeaderName + std::fmt::Display + Copy,
 ) -> Result<Option<Cow<'h, str>>, McpError> {
-    let value = single(headers, name)
+    decoded(single(headers, name), name)
+}
+
+/// [`header`] of a header [`Decisive`] found.
+fn decisive<'h>(seen: Seen<'h>, name: &HeaderName) -> Result<Option<Cow<'h, str>>, McpError> {
+    decoded(seen.single(), name)
+}
+
+fn decoded<'h>(
+    value: Result<Option<&'h HeaderValue>, Repeated>,
+    name: impl std::fmt::Display,
+) -> Result<Option<Cow<'h, str>>, McpError> {
+    let value = value
         .map_err(|Repeated| McpError::header_mismatch(format!("Header {name} is sent twice")))?;
     match value {
         None => Ok(None),
@@ -95,8 +175,8 @@ pub(super) struct BodyFacts<'a> {
 }
 
 /// Checks the routing headers of a 2026-07-28 request against its body.
-pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result<(), McpError> {
-    let version = header(headers, &PROTOCOL_VERSION)?
+pub(super) fn check_routing(sent: &Decisive<'_>, body: &BodyFacts<'_>) -> Result<(), McpError> {
+    let version = decisive(sent.protocol_version, &PROTOCOL_VERSION)?
         .ok_or_else(|| McpError::header_mismatch("Missing MCP-Protocol-Version header"))?;
     if version != body.protocol_version {
         return Err(McpError::header_mismatch(format!(
@@ -104,7 +184,7 @@ pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result
             body.protocol_version
         )));
     }
-    let method = header(headers, &METHOD)?
+    let method = decisive(sent.method, &METHOD)?
         .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Method header"))?;
     if method != body.method {
         return Err(McpError::header_mismatch(format!(
@@ -113,7 +193,7 @@ pub(super) fn check_routing(headers: &HeaderMap, body: &BodyFacts<'_>) -> Result
         )));
     }
     if let Some(expected) = body.name {
-        let name = header(headers, &NAME)?
+        let name = decisive(sent.name, &NAME)?
             .ok_or_else(|| McpError::header_mismatch("Missing Mcp-Name header"))?;
         if expected != Some(name.as_ref()) {
             return Err(McpError::header_mismatch(format!(
@@ -181,9 +261,20 @@ fn same_value(body: &Value, header: &str) -> bool {
 /// `Accept` lines are one list (RFC 9110 §5.3).
 pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let mut lines = headers.get_all(header::ACCEPT).iter().peekable();
-    if lines.peek().is_none() {
-        return true;
+    lines.peek().is_none() || admits(lines, media)
+}
+
+/// [`accepts`] with the `Accept` header [`Decisive`] found: the map is looked up only for a
+/// header sent on several lines.
+pub(super) fn accepts_seen(accept: Seen<'_>, headers: &HeaderMap, media: &str) -> bool {
+    match accept {
+        Seen::Absent => true,
+        Seen::Once(line) => admits(std::iter::once(line), media),
+        Seen::Repeated => accepts(headers, media),
     }
+}
+
+fn admits<'a>(lines: impl Iterator<Item = &'a HeaderValue>, media: &str) -> bool {
     let media = media.as_bytes();
     let kind = media.split(|&b| b == b'/').next().unwrap_or(media);
     // A line that is not visible ASCII is skipped whole. Bytes, not `str`: splitting and
@@ -268,6 +359,52 @@ mod tests {
         assert_eq!(decode_header(&HeaderValue::from_static("a\tb")), None);
     }
 
+    /// Whether two readings of a header are the same: absent, repeated, or the same value.
+    fn same(seen: Seen<'_>, looked_up: Result<Option<&HeaderValue>, Repeated>) -> bool {
+        match (seen.single(), looked_up) {
+            (Ok(a), Ok(b)) => a == b,
+            (Err(Repeated), Err(Repeated)) => true,
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn one_pass_finds_what_lookups_find() {
+        let names = [
+            "host",
+            "origin",
+            "content-type",
+            "accept",
+            "mcp-protocol-version",
+            "mcp-method",
+            "mcp-name",
+            "mcp-param-region",
+            "mcp-session-id",
+            "x-other",
+        ];
+        let mut rng = crate::test_rng::Rng(0x4ea_d0e5);
+        for _ in 0..2_000 {
+            let mut headers = HeaderMap::new();
+            for i in 0..rng.below(12) {
+                let name = HeaderName::from_static(rng.pick::<&str>(&names));
+                headers.append(name, HeaderValue::from(i));
+            }
+            let sent = Decisive::of(&headers);
+            let pairs = [
+                (sent.host, header::HOST),
+                (sent.origin, header::ORIGIN),
+                (sent.content_type, header::CONTENT_TYPE),
+                (sent.accept, header::ACCEPT),
+                (sent.protocol_version, PROTOCOL_VERSION),
+                (sent.method, METHOD),
+                (sent.name, NAME),
+            ];
+            for (seen, name) in pairs {
+                assert!(same(seen, single(&headers, &name)), "{name} in {headers:?}");
+            }
+        }
+    }
+
     #[test]
     fn accept_lists_admit_as_rfc_9110_reads_them() {
         let admits = |lines: &[&[u8]], media: &str| {
@@ -278,7 +415,13 @@ mod tests {
                     HeaderValue::from_bytes(line).expect("a header value"),
                 );
             }
-            accepts(&headers, media)
+            let admitted = accepts(&headers, media);
+            assert_eq!(
+                accepts_seen(Decisive::of(&headers).accept, &headers, media),
+                admitted,
+                "{lines:?}"
+            );
+            admitted
         };
         const JSON: &str = "application/json";
         const SSE: &str = "text/event-stream";

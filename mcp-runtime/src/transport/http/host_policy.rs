@@ -2,10 +2,9 @@
 //! talk to a server on their loopback interface, so only loopback hosts and origins pass unless
 //! the deployer names others.
 
-use axum::http::header::{HOST, ORIGIN};
-use axum::http::{HeaderMap, Uri};
+use axum::http::Uri;
 
-use super::headers::single;
+use super::headers::Decisive;
 
 /// Which `Host` and `Origin` values a server accepts.
 #[derive(Debug, Clone)]
@@ -30,11 +29,14 @@ impl HostPolicy {
     /// and the `Host` header) and its `Origin`. A request that names no host at all (HTTP/1.0)
     /// is refused, and so is one that sends either header twice. `Err` carries what to log;
     /// the client only learns "forbidden".
-    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), String> {
+    pub fn check(&self, uri: &Uri, sent: &Decisive<'_>) -> Result<(), String> {
         if !self.enabled {
             return Ok(());
         }
-        let host = single(headers, HOST).map_err(|_| "Host sent twice".to_owned())?;
+        let host = sent
+            .host
+            .single()
+            .map_err(|_| "Host sent twice".to_owned())?;
         let host = host
             .map(|h| h.to_str().map_err(|_| "unreadable Host".to_owned()))
             .transpose()?;
@@ -47,7 +49,10 @@ impl HostPolicy {
                 return Err(format!("Host {host:?} is not allowed"));
             }
         }
-        let origin = single(headers, ORIGIN).map_err(|_| "Origin sent twice".to_owned())?;
+        let origin = sent
+            .origin
+            .single()
+            .map_err(|_| "Origin sent twice".to_owned())?;
         if let Some(origin) = origin {
             let origin = origin
                 .to_str()
@@ -104,10 +109,13 @@ fn is_loopback(host: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::HeaderMap;
+    use axum::http::header::{HOST, ORIGIN};
+
     use super::*;
 
     fn check(p: &HostPolicy, headers: &HeaderMap) -> Result<(), String> {
-        p.check(&Uri::from_static("/mcp"), headers)
+        p.check(&Uri::from_static("/mcp"), &Decisive::of(headers))
     }
 
     fn with(host: &str, origin: Option<&str>) -> HeaderMap {
@@ -156,7 +164,7 @@ mod tests {
         let p = HostPolicy::default();
         let mut headers = HeaderMap::new();
         headers.insert(HOST, "[::1]evil.com".parse().expect("header"));
-        assert!(p.check(&Uri::from_static("/mcp"), &headers).is_err());
+        assert!(p.check(&Uri::from_static("/mcp"), &Decisive::of(&headers)).is_err());
     }
 
     #[test]
@@ -165,26 +173,26 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(HOST, "localhost".parse().expect("header"));
         let foreign = Uri::from_static("http://evil.example.com/mcp");
-        assert!(p.check(&foreign, &headers).is_err());
+        assert!(p.check(&foreign, &Decisive::of(&headers)).is_err());
         let local = Uri::from_static("http://127.0.0.1:8000/mcp");
-        assert!(p.check(&local, &headers).is_ok());
+        assert!(p.check(&local, &Decisive::of(&headers)).is_ok());
         // HTTP/2 names the host only in the target.
-        assert!(p.check(&local, &HeaderMap::new()).is_ok());
+        assert!(p.check(&local, &Decisive::default()).is_ok());
     }
 
     #[test]
     fn no_host_at_all_and_either_header_twice_are_refused() {
         let p = HostPolicy::default();
         let uri = Uri::from_static("/mcp");
-        assert!(p.check(&uri, &HeaderMap::new()).is_err());
+        assert!(p.check(&uri, &Decisive::default()).is_err());
         let mut twice = HeaderMap::new();
         twice.append(HOST, "localhost".parse().expect("header"));
         twice.append(HOST, "evil.example.com".parse().expect("header"));
-        assert!(p.check(&uri, &twice).is_err());
+        assert!(p.check(&uri, &Decisive::of(&twice)).is_err());
         let mut origins = HeaderMap::new();
         origins.insert(HOST, "localhost".parse().expect("header"));
         origins.append(ORIGIN, "http://localhost".parse().expect("header"));
         origins.append(ORIGIN, "https://evil.example.com".parse().expect("header"));
-        assert!(p.check(&uri, &origins).is_err());
+        assert!(p.check(&uri, &Decisive::of(&origins)).is_err());
     }
 }

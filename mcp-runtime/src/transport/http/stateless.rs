@@ -13,7 +13,7 @@ use crate::protocol::{Incoming, McpError, RawRequest, methods};
 use crate::server::{Connection, Preparsed, Preread};
 
 use super::Shared;
-use super::headers::{self, BodyFacts};
+use super::headers::{self, BodyFacts, Decisive};
 use super::respond::{self, Job, StatusRules};
 
 /// What the routing headers are compared with.
@@ -39,6 +39,7 @@ pub(super) struct Classified {
 pub(super) async fn classify(
     shared: &Shared,
     headers: &HeaderMap,
+    sent: &Decisive<'_>,
     message: &Incoming,
 ) -> Result<Classified, McpError> {
     let (params, request) = match message {
@@ -81,7 +82,7 @@ pub(super) async fn classify(
             arguments,
             routed: routed_by.map(|_| routed.as_deref()),
         };
-        check_headers(shared, headers, request, version, target).await?;
+        check_headers(shared, headers, sent, request, version, target).await?;
     }
     let preparsed = request.map(|_| preparsed);
     Ok(Classified {
@@ -140,6 +141,7 @@ pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelop
 async fn check_headers(
     shared: &Shared,
     headers: &HeaderMap,
+    sent: &Decisive<'_>,
     request: &RawRequest,
     version: &str,
     target: Target<'_>,
@@ -151,7 +153,7 @@ async fn check_headers(
         _ => target.routed,
     };
     headers::check_routing(
-        headers,
+        sent,
         &BodyFacts {
             method: &request.method,
             protocol_version: version,
