@@ -125,19 +125,26 @@ pub(super) fn on_post(
     Outlined::new(post(shared, parts, body))
 }
 
-async fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> Response {
-    let sent = Decisive::of(&parts.headers);
-    let admitted = match guard(&shared, &parts.method, &parts.uri, &parts.headers, &sent).await {
-        Ok(admitted) => admitted,
-        Err(refused) => return shared.finish(refused),
-    };
-    let identity = admitted.as_ref().map(|a| a.identity.clone());
-    let response = post_response(&shared, &parts.headers, &sent, identity, body).await;
-    let response = match (&shared.auth, &admitted) {
-        (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
-        _ => response,
-    };
-    shared.finish(answer(admitted.as_ref(), response))
+// Not an `async fn`: that would move its arguments into locals of its own and keep both
+// copies for its whole life; an `async move` block holds what it captures once. The same goes
+// for the other futures every POST builds, which hyper moves several times on their way in.
+#[allow(clippy::manual_async_fn)]
+fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> impl Future<Output = Response> {
+    async move {
+        let sent = Decisive::of(&parts.headers);
+        let guarded = guard(&shared, &parts.method, &parts.uri, &parts.headers, &sent);
+        let admitted = match guarded.await {
+            Ok(admitted) => admitted,
+            Err(refused) => return shared.finish(refused),
+        };
+        let identity = admitted.as_ref().map(|a| a.identity.clone());
+        let response = post_response(&shared, &parts.headers, &sent, identity, body).await;
+        let response = match (&shared.auth, &admitted) {
+            (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
+            _ => response,
+        };
+        shared.finish(answer(admitted.as_ref(), response))
+    }
 }
 
 async fn post_response(
@@ -223,35 +230,47 @@ async fn post_response(
 }
 
 /// Serves a parsed message on the wire it belongs to.
-async fn route(
-    shared: &Shared,
-    headers: &HeaderMap,
-    sent: &Decisive<'_>,
+#[allow(clippy::manual_async_fn)] // see `post`
+fn route<'a>(
+    shared: &'a Shared,
+    headers: &'a HeaderMap,
+    sent: &'a Decisive<'_>,
     message: Incoming,
     identity: Option<Arc<Identity>>,
     sse_allowed: bool,
-) -> Response {
-    let classified = match stateless::classify(shared, headers, sent, &message).await {
-        Ok(classified) => classified,
-        Err(error) => {
-            let id = match &message {
-                Incoming::Request(r) => Some(&r.id),
-                _ => None,
-            };
-            return respond::error(id, &error, StatusRules::Stateless);
-        }
-    };
-    // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do we
-    // for its requests.
-    if !classified.stateless && sessions::wants_session(headers, &message) {
-        sessions::handle_post(shared, headers, message, identity, sse_allowed).await
-    } else {
-        let job = stateless::Envelope {
-            identity,
-            preparsed: classified.preparsed,
-            sse_allowed,
+) -> impl Future<Output = Response> + 'a {
+    async move {
+        let classified = match stateless::classify(shared, headers, sent, &message).await {
+            Ok(classified) => classified,
+            Err(error) => {
+                let id = match &message {
+                    Incoming::Request(r) => Some(&r.id),
+                    _ => None,
+                };
+                return respond::error(id, &error, StatusRules::Stateless);
+            }
         };
-        stateless::handle(shared, message, job).await
+        // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do
+        // we for its requests.
+        if !classified.stateless && sessions::wants_session(headers, &message) {
+            // Boxed: the largest of the futures here, it would otherwise set the size of every
+            // request's future, on either wire.
+            Box::pin(sessions::handle_post(
+                shared,
+                headers,
+                message,
+                identity,
+                sse_allowed,
+            ))
+            .await
+        } else {
+            let job = stateless::Envelope {
+                identity,
+                preparsed: classified.preparsed,
+                sse_allowed,
+            };
+            stateless::handle(shared, message, job).await
+        }
     }
 }
 

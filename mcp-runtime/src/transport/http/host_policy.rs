@@ -164,7 +164,10 @@ mod tests {
         let p = HostPolicy::default();
         let mut headers = HeaderMap::new();
         headers.insert(HOST, "[::1]evil.com".parse().expect("header"));
-        assert!(p.check(&Uri::from_static("/mcp"), &Decisive::of(&headers)).is_err());
+        assert!(
+            p.check(&Uri::from_static("/mcp"), &Decisive::of(&headers))
+                .is_err()
+        );
     }
 
     #[test]

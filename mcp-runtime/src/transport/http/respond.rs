@@ -56,7 +56,10 @@ pub(super) struct Job {
 }
 
 /// Answers a request, as JSON or as SSE.
-pub(super) async fn run(server: &Server, job: Job) -> Response {
+///
+/// Everything up to the answering future is done before the returned future exists: it holds
+/// only what it waits with, not the job (see `endpoint::post`).
+pub(super) fn run(server: &Server, job: Job) -> impl Future<Output = Response> + use<> {
     let Job {
         request,
         connection,
@@ -97,25 +100,27 @@ pub(super) async fn run(server: &Server, job: Job) -> Response {
         .clone()
         .answer_holding(request, exchange, held_until_done);
     let mut task: Answering = Box::pin(catch_panics(answering));
-    let Some(first) = first else {
-        let joined = task.await;
-        guard.disarm();
-        return json(finished(&id, joined), rules);
-    };
-    tokio::select! {
-        biased;
-        joined = &mut task => answered(finished(&id, joined), first.try_take(), guard, rules),
-        mut rx = first.made() => {
-            // The first notification is on its way (usually queued already, by the handler
-            // polled just now).
-            tokio::select! {
-                biased;
-                Some(line) = rx.recv() => {
-                    let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
-                    tokio::spawn(pump_live(line, rx, task, id, out_tx, guard));
-                    sse::response(out_rx)
+    async move {
+        let Some(first) = first else {
+            let joined = task.await;
+            guard.disarm();
+            return json(finished(&id, joined), rules);
+        };
+        tokio::select! {
+            biased;
+            joined = &mut task => answered(finished(&id, joined), first.try_take(), guard, rules),
+            mut rx = first.made() => {
+                // The first notification is on its way (usually queued already, by the handler
+                // polled just now).
+                tokio::select! {
+                    biased;
+                    Some(line) = rx.recv() => {
+                        let (out_tx, out_rx) = mpsc::channel(STREAM_BUFFER);
+                        tokio::spawn(pump_live(line, rx, task, id, out_tx, guard));
+                        sse::response(out_rx)
+                    }
+                    joined = &mut task => answered(finished(&id, joined), Some(rx), guard, rules),
                 }
-                joined = &mut task => answered(finished(&id, joined), Some(rx), guard, rules),
             }
         }
     }

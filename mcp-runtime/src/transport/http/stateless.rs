@@ -102,36 +102,46 @@ pub(super) struct Envelope {
 }
 
 /// Serves one 2026-07-28 message whose headers [`classify`] accepted.
-pub(super) async fn handle(shared: &Shared, message: Incoming, envelope: Envelope) -> Response {
+// Not an `async fn`, so `message` is held once (see `endpoint::post`).
+pub(super) fn handle(
+    shared: &Shared,
+    message: Incoming,
+    envelope: Envelope,
+) -> impl Future<Output = Response> + '_ {
     let Envelope {
         identity,
         preparsed,
         sse_allowed,
     } = envelope;
-    match message {
-        Incoming::Request(request) => {
-            let job = Job {
-                request,
-                connection: stateless_connection(),
-                identity,
-                cancellation: CancellationToken::new(),
-                rules: StatusRules::Stateless,
-                sse_allowed,
-                held_until_done: None,
-                preparsed,
-                closing: shared.streams_closing.clone(),
-            };
-            respond::run(&shared.server, job).await
-        }
-        // Over HTTP a request is cancelled by closing its stream, so a notification has
-        // nothing to act on; it is acknowledged and dropped.
-        Incoming::Notification(n) => {
-            tracing::debug!(method = %n.method, "ignored a notification");
-            respond::empty(StatusCode::ACCEPTED)
-        }
-        Incoming::Response(r) => {
-            tracing::debug!(id = %r.id, "dropped a response: the 2026-07-28 wire sends no requests");
-            respond::empty(StatusCode::ACCEPTED)
+    async move {
+        match message {
+            Incoming::Request(request) => {
+                let job = Job {
+                    request,
+                    connection: stateless_connection(),
+                    identity,
+                    cancellation: CancellationToken::new(),
+                    rules: StatusRules::Stateless,
+                    sse_allowed,
+                    held_until_done: None,
+                    preparsed,
+                    closing: shared.streams_closing.clone(),
+                };
+                respond::run(&shared.server, job).await
+            }
+            // Over HTTP a request is cancelled by closing its stream, so a notification has
+            // nothing to act on; it is acknowledged and dropped.
+            Incoming::Notification(n) => {
+                tracing::debug!(method = %n.method, "ignored a notification");
+                respond::empty(StatusCode::ACCEPTED)
+            }
+            Incoming::Response(r) => {
+                tracing::debug!(
+                    id = %r.id,
+                    "dropped a response: the 2026-07-28 wire sends no requests"
+                );
+                respond::empty(StatusCode::ACCEPTED)
+            }
         }
     }
 }
