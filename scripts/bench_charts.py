@@ -127,6 +127,11 @@ def load_lines(path):
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
 
 
+def run_key(run):
+    """What names one run of an invocation: its peer, scenario and concurrency."""
+    return run["peer"], run["scenario"], run["conc"]
+
+
 def meta_of(results):
     """The commit, the date and the build profile (its name) that a run's meta.txt records."""
     meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
@@ -152,7 +157,7 @@ def load_charts(results, out):
     peers = [p for p in PEER_STYLE if p in peers] + [p for p in peers if p not in PEER_STYLE]
     grouped = {}
     for r in runs:
-        grouped.setdefault((r["peer"], r["scenario"], r["conc"]), []).append(r)
+        grouped.setdefault(run_key(r), []).append(r)
     metrics = [
         ("throughput", "ops_per_s", "Throughput", "{unit} per second (log)"),
         ("p99", "p99_ms", "p99 latency", "p99 latency of one {op}, ms (log)"),

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
-from bench_charts import meta_of
+from bench_charts import meta_of, run_key
 
 # mcp / rmcp p99 latency ratios at c=32 of the last recorded run (BENCHMARKS.md, git af18f05):
 # issue 25 asks for no worse.
@@ -111,7 +111,7 @@ def print_floor(runs, by_key, peers):
 
 def print_sweep(runs, peers, concs):
     """ops/s and p99 per concurrency, one row per peer and scenario: the charts' numbers."""
-    by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
+    by_key = keyed(runs)
     for title, key, digits in (("ops/s", "ops_per_s", 0), ("p99 ms", "p99_ms", 2), ("server CPU µs/op", "server_cpu_us_per_op", 1)):
         print(f"\n### Sweep: {title} by concurrency\n")
         print("| peer | scenario | " + " | ".join(f"c={c}" for c in concs) + " |")
@@ -206,10 +206,15 @@ def print_targets_9(by_key, servers, base):
         print(f"| startup to first request < 50 ms | {ms:.1f} ms | {'yes' if ms < 50 else 'NO'} |")
 
 
+def keyed(runs):
+    """Runs by their `run_key`."""
+    return {run_key(r): r for r in runs}
+
+
 def read_results(results):
     """The raw runs of one invocation, its runs combined over the rounds, and its servers."""
     raw_runs = load(results / "runs.jsonl")
-    runs = [combine_runs(rows) for rows in group(raw_runs, lambda r: (r["peer"], r["scenario"], r["conc"])).values()]
+    runs = [combine_runs(rows) for rows in group(raw_runs, run_key).values()]
     servers = {peer: combine_servers(rows) for peer, rows in group(load(results / "servers.jsonl"), lambda s: s["peer"]).items()}
     return raw_runs, runs, servers
 
@@ -222,7 +227,7 @@ def across(dirs):
         _, runs, servers = read_results(results)
         if not runs:
             sys.exit(f"no runs in {results}")
-        by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
+        by_key = keyed(runs)
         verdicts.append(targets_25(by_key, servers))
     print(f"# Issue-25 targets across {len(dirs)} runs\n")
     for number, results in enumerate(dirs, 1):
@@ -249,7 +254,7 @@ def main(results):
     raw_runs, runs, servers = read_results(results)
     rounds = max((r["rounds"] for r in runs), default=1)
     meta = (results / "meta.txt").read_text() if (results / "meta.txt").exists() else ""
-    by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
+    by_key = keyed(runs)
     peers = list(dict.fromkeys(r["peer"] for r in runs))
 
     print(f"# Load benchmark: {results.name}\n")

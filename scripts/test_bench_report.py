@@ -62,8 +62,8 @@ class Targets(unittest.TestCase):
 
     def targets(self, directory):
         _, runs, servers = bench_report.read_results(directory)
-        by_key = {(r["peer"], r["scenario"], r["conc"]): r for r in runs}
-        return {t.name: (round(t.value, 2), t.met) for t in bench_report.targets_25(by_key, servers)}
+        targets = bench_report.targets_25(bench_report.keyed(runs), servers)
+        return {t.name: (round(t.value, 2), t.met) for t in targets}
 
     def across(self, *runs):
         """`--across` over one invocation per (echo CPU, exchange ops/s, peak RSS KB), named

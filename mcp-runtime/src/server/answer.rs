@@ -4,9 +4,9 @@
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::sync::Arc;
-use std::task::{self, Poll};
+use std::task::Poll;
 
-use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+use tokio_util::sync::CancellationToken;
 
 use crate::identity::Identity;
 use crate::panics::catch_panics;
@@ -174,36 +174,35 @@ impl Server {
         let _held = held;
         let token = exchange.cancellation.clone();
         let id = request.id.clone();
-        // Pinned where they are made: passed to a helper, the route's future would be moved
-        // into the helper's own and copied again there.
-        let mut route = pin!(self.route(request, exchange));
-        let mut cancelled = pin!(token.cancelled());
-        let outcome =
-            poll_fn(|cx| unless_cancelled(&token, route.as_mut(), cancelled.as_mut(), cx));
-        outcome.await.map(|outcome| Reply::new(&id, outcome))
+        // Pinned where it is made and lent: passed by value, the route's future would be moved
+        // into the race's own and copied again there.
+        let route = pin!(self.route(request, exchange));
+        let outcome = unless_cancelled(&token, route).await;
+        outcome.map(|outcome| Reply::new(&id, outcome))
     }
 }
 
-/// One poll of a request's `work` racing its cancellation: `work`'s output, or `None` when
-/// `token` fires first. Cancellation wins a tie: a cancelled request is never answered.
+/// `work`'s output, or `None` when `token` fires first. Cancellation wins a tie: a cancelled
+/// request is never answered, and one cancelled before it starts is never polled.
 ///
-/// The token is looked at before and after `work` is polled, and waited on (`cancelled`, made
-/// from `token`) only while `work` is pending: most requests finish on their first poll, and
-/// registering a waiter with the token, then removing it, would cost them more than the rest
-/// of this race.
-fn unless_cancelled<F: Future>(
+/// The token is looked at before and after each poll of `work`, and waited on only while
+/// `work` is pending: most requests finish on their first poll, and registering a waiter with
+/// the token, then removing it, would cost them more than the rest of this race.
+async fn unless_cancelled<F: Future>(
     token: &CancellationToken,
-    work: Pin<&mut F>,
-    cancelled: Pin<&mut WaitForCancellationFuture<'_>>,
-    cx: &mut task::Context<'_>,
-) -> Poll<Option<F::Output>> {
-    if token.is_cancelled() {
-        return Poll::Ready(None);
-    }
-    if let Poll::Ready(output) = work.poll(cx) {
-        return Poll::Ready((!token.is_cancelled()).then_some(output));
-    }
-    cancelled.poll(cx).map(|()| None)
+    mut work: Pin<&mut F>,
+) -> Option<F::Output> {
+    let mut cancelled = pin!(token.cancelled());
+    poll_fn(|cx| {
+        if token.is_cancelled() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(output) = work.as_mut().poll(cx) {
+            return Poll::Ready((!token.is_cancelled()).then_some(output));
+        }
+        cancelled.as_mut().poll(cx).map(|()| None)
+    })
+    .await
 }
 
 impl Server {
@@ -262,11 +261,8 @@ mod tests {
 
     use super::*;
 
-    /// The race as `answer_holding` runs it.
     async fn race<F: Future>(token: &CancellationToken, work: F) -> Option<F::Output> {
-        let mut work = pin!(work);
-        let mut cancelled = pin!(token.cancelled());
-        poll_fn(|cx| unless_cancelled(token, work.as_mut(), cancelled.as_mut(), cx)).await
+        unless_cancelled(token, pin!(work)).await
     }
 
     #[tokio::test]

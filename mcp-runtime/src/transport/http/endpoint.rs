@@ -24,7 +24,7 @@ use super::overload::{self, RequestSlots};
 use super::respond::{self, StatusRules};
 use super::sessions::{self, SessionTable};
 use super::tool_headers::{self, ToolHeaders};
-use super::{drain, headers, stateless};
+use super::{drain, stateless};
 
 /// What every request handler shares.
 #[derive(Debug)]
@@ -132,13 +132,13 @@ pub(super) fn on_post(
 fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> impl Future<Output = Response> {
     async move {
         let sent = Decisive::of(&parts.headers);
-        let guarded = guard(&shared, &parts.method, &parts.uri, &parts.headers, &sent);
+        let guarded = guard(&shared, &parts.method, &parts.uri, &sent);
         let admitted = match guarded.await {
             Ok(admitted) => admitted,
             Err(refused) => return shared.finish(refused),
         };
         let identity = admitted.as_ref().map(|a| a.identity.clone());
-        let response = post_response(&shared, &parts.headers, &sent, identity, body).await;
+        let response = post_response(&shared, &sent, identity, body).await;
         let response = match (&shared.auth, &admitted) {
             (Some(auth), Some(admitted)) => auth.step_up(response, &admitted.identity),
             _ => response,
@@ -149,7 +149,6 @@ fn post(shared: Arc<Shared>, parts: Parts, body: Body) -> impl Future<Output = R
 
 async fn post_response(
     shared: &Shared,
-    headers: &HeaderMap,
     sent: &Decisive<'_>,
     identity: Option<Arc<Identity>>,
     body: Body,
@@ -175,8 +174,8 @@ async fn post_response(
     }
     // The spec has clients list both types; one that lists only one is still served (in that
     // form), and only a client that takes neither cannot be answered at all.
-    let sse_allowed = headers::accepts_seen(sent.accept, headers, "text/event-stream");
-    if !sse_allowed && !headers::accepts_seen(sent.accept, headers, "application/json") {
+    let sse_allowed = sent.accepts("text/event-stream");
+    if !sse_allowed && !sent.accepts("application/json") {
         return respond::refused(
             StatusCode::NOT_ACCEPTABLE,
             "Accept lists neither application/json nor text/event-stream",
@@ -203,7 +202,7 @@ async fn post_response(
     // The message owns what it needs: the bytes, and their share of the budget, go.
     drop(body);
     let Incoming::Request(request) = &message else {
-        return route(shared, headers, sent, message, identity, sse_allowed).await;
+        return route(shared, sent, message, identity, sse_allowed).await;
     };
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     if listen && !sse_allowed {
@@ -225,7 +224,7 @@ async fn post_response(
     let Some(slot) = slots.take() else {
         return overload::overloaded(Some(&request.id), full);
     };
-    let response = route(shared, headers, sent, message, identity, sse_allowed).await;
+    let response = route(shared, sent, message, identity, sse_allowed).await;
     overload::hold_until_sent(response, slot)
 }
 
@@ -233,14 +232,13 @@ async fn post_response(
 #[allow(clippy::manual_async_fn)] // see `post`
 fn route<'a>(
     shared: &'a Shared,
-    headers: &'a HeaderMap,
     sent: &'a Decisive<'_>,
     message: Incoming,
     identity: Option<Arc<Identity>>,
     sse_allowed: bool,
 ) -> impl Future<Output = Response> + 'a {
     async move {
-        let classified = match stateless::classify(shared, headers, sent, &message).await {
+        let classified = match stateless::classify(shared, sent, &message).await {
             Ok(classified) => classified,
             Err(error) => {
                 let id = match &message {
@@ -252,12 +250,12 @@ fn route<'a>(
         };
         // `_meta` wins over a session header: a 2026-07-28 client ignores sessions, and so do
         // we for its requests.
-        if !classified.stateless && sessions::wants_session(headers, &message) {
+        if !classified.stateless && sessions::wants_session(sent.all, &message) {
             // Boxed: the largest of the futures here, it would otherwise set the size of every
             // request's future, on either wire.
             Box::pin(sessions::handle_post(
                 shared,
-                headers,
+                sent.all,
                 message,
                 identity,
                 sse_allowed,
@@ -321,7 +319,7 @@ async fn on_session(
     headers: &HeaderMap,
     handle: fn(&Shared, &HeaderMap, Option<&Identity>) -> Response,
 ) -> Response {
-    let response = match guard(shared, method, uri, headers, &Decisive::of(headers)).await {
+    let response = match guard(shared, method, uri, &Decisive::of(headers)).await {
         Ok(admitted) => {
             let identity = admitted.as_ref().map(|a| &*a.identity);
             answer(admitted.as_ref(), handle(shared, headers, identity))
@@ -336,13 +334,12 @@ async fn guard(
     shared: &Shared,
     method: &Method,
     uri: &Uri,
-    headers: &HeaderMap,
     sent: &Decisive<'_>,
 ) -> Result<Option<Admitted>, Response> {
     if let Some(response) = forbidden(uri, sent, &shared.hosts) {
         return Err(response);
     }
-    shared.authenticate(method, headers).await
+    shared.authenticate(method, sent.all).await
 }
 
 /// `response` with what the answer to an admitted request carries (a fresh DPoP nonce).

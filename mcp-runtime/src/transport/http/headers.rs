@@ -96,10 +96,13 @@ impl<'h> Seen<'h> {
 }
 
 /// The headers a POST to the endpoint is decided on, found in one pass over the request's
-/// headers. Looked up one by one, each lookup hashes its name and probes the map: together
-/// they cost more than the pass, which compares names (the standard ones by their tag).
-#[derive(Debug, Default)]
+/// headers, and the headers themselves for the rest. Looked up one by one, each lookup hashes
+/// its name and probes the map: together they cost more than the pass, which compares names
+/// (the standard ones by their tag).
+#[derive(Debug)]
 pub(super) struct Decisive<'h> {
+    /// Every header of the request, these included.
+    pub all: &'h HeaderMap,
     pub host: Seen<'h>,
     pub origin: Seen<'h>,
     pub content_type: Seen<'h>,
@@ -111,7 +114,16 @@ pub(super) struct Decisive<'h> {
 
 impl<'h> Decisive<'h> {
     pub fn of(headers: &'h HeaderMap) -> Self {
-        let mut found = Self::default();
+        let mut found = Self {
+            all: headers,
+            host: Seen::Absent,
+            origin: Seen::Absent,
+            content_type: Seen::Absent,
+            accept: Seen::Absent,
+            protocol_version: Seen::Absent,
+            method: Seen::Absent,
+            name: Seen::Absent,
+        };
         for (name, value) in headers {
             let slot = if *name == header::HOST {
                 &mut found.host
@@ -133,6 +145,15 @@ impl<'h> Decisive<'h> {
             slot.add(value);
         }
         found
+    }
+
+    /// [`accepts`], looking the map up only for an `Accept` header sent on several lines.
+    pub fn accepts(&self, media: &str) -> bool {
+        match self.accept {
+            Seen::Absent => true,
+            Seen::Once(line) => admits(std::iter::once(line), media),
+            Seen::Repeated => accepts(self.all, media),
+        }
     }
 }
 
@@ -262,16 +283,6 @@ fn same_value(body: &Value, header: &str) -> bool {
 pub(super) fn accepts(headers: &HeaderMap, media: &str) -> bool {
     let mut lines = headers.get_all(header::ACCEPT).iter().peekable();
     lines.peek().is_none() || admits(lines, media)
-}
-
-/// [`accepts`] with the `Accept` header [`Decisive`] found: the map is looked up only for a
-/// header sent on several lines.
-pub(super) fn accepts_seen(accept: Seen<'_>, headers: &HeaderMap, media: &str) -> bool {
-    match accept {
-        Seen::Absent => true,
-        Seen::Once(line) => admits(std::iter::once(line), media),
-        Seen::Repeated => accepts(headers, media),
-    }
 }
 
 fn admits<'a>(lines: impl Iterator<Item = &'a HeaderValue>, media: &str) -> bool {
@@ -416,11 +427,7 @@ mod tests {
                 );
             }
             let admitted = accepts(&headers, media);
-            assert_eq!(
-                accepts_seen(Decisive::of(&headers).accept, &headers, media),
-                admitted,
-                "{lines:?}"
-            );
+            assert_eq!(Decisive::of(&headers).accepts(media), admitted, "{lines:?}");
             admitted
         };
         const JSON: &str = "application/json";

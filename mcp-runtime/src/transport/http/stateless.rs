@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::Response;
 
 use serde_json::Value;
@@ -38,7 +38,6 @@ pub(super) struct Classified {
 /// headers agree with its body. The params are read once for this and for the gate.
 pub(super) async fn classify(
     shared: &Shared,
-    headers: &HeaderMap,
     sent: &Decisive<'_>,
     message: &Incoming,
 ) -> Result<Classified, McpError> {
@@ -82,7 +81,7 @@ pub(super) async fn classify(
             arguments,
             routed: routed_by.map(|_| routed.as_deref()),
         };
-        check_headers(shared, headers, sent, request, version, target).await?;
+        check_headers(shared, sent, request, version, target).await?;
     }
     let preparsed = request.map(|_| preparsed);
     Ok(Classified {
@@ -150,7 +149,6 @@ pub(super) fn handle(
 /// them with.
 async fn check_headers(
     shared: &Shared,
-    headers: &HeaderMap,
     sent: &Decisive<'_>,
     request: &RawRequest,
     version: &str,
@@ -177,7 +175,7 @@ async fn check_headers(
         if !bindings.is_empty() {
             let arguments: Option<Value> =
                 target.arguments.and_then(|a| serde_json::from_str(a).ok());
-            headers::check_params(headers, &bindings, arguments.as_ref())?;
+            headers::check_params(sent.all, &bindings, arguments.as_ref())?;
         }
     }
     Ok(())
