@@ -7,6 +7,8 @@ use std::future::ready;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use serde_json::Map;
+
 use super::id::{is_task_id, new_task_id};
 use super::limits::millis;
 use super::{
@@ -58,7 +60,13 @@ struct Tasks {
 }
 
 struct Entry {
+    /// The task. Once it is completed, its state holds an empty map and its result is
+    /// [`result`](Self::result).
     record: TaskRecord,
+    /// A completed task's result as JSON text, kept for the task's ttl: as a `Value` tree the
+    /// smallest tool result takes about 1.5 KB (a `BTreeMap` node per object), as text a few
+    /// dozen bytes. It is read back when the task is.
+    result: Option<Box<str>>,
     /// Every input request key the task used, and what became of it.
     keys: HashMap<String, Key>,
     /// Answers not yet taken by the runner.
@@ -144,6 +152,7 @@ impl MemoryTaskStore {
             record.task_id.clone(),
             Entry {
                 record: record.clone(),
+                result: None,
                 keys: HashMap::new(),
                 inbox: InputResponses::new(),
             },
@@ -151,12 +160,12 @@ impl MemoryTaskStore {
         Ok(record)
     }
 
-    fn get_now(&self, id: &str, owner: &str) -> Option<TaskRecord> {
+    fn get_now(&self, id: &str, owner: &str) -> Result<Option<TaskRecord>, TaskStoreError> {
         if !is_task_id(id) {
-            return None;
+            return Ok(None);
         }
         let tasks = self.tasks();
-        tasks.owned(id, owner).map(|entry| entry.record.clone())
+        tasks.owned(id, owner).map(Entry::read).transpose()
     }
 
     fn update_now(
@@ -199,7 +208,7 @@ impl MemoryTaskStore {
         let mut tasks = self.tasks();
         let entry = tasks.owned_mut(id, owner).ok_or(TaskStoreError::NotFound)?;
         if entry.record.status().is_terminal() {
-            return Ok(entry.record.clone());
+            return entry.read();
         }
         entry.record.cancel_requested = true;
         let record = entry.record.clone();
@@ -240,10 +249,31 @@ impl MemoryTaskStore {
             }
         }
         let finished = state.status().is_terminal();
-        entry.record.state = state;
+        let (state, result) = match state {
+            TaskState::Completed(members) => {
+                let text = serde_json::to_string(&members)
+                    .map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))?;
+                (TaskState::Completed(members), Some(text.into_boxed_str()))
+            }
+            state => (state, None),
+        };
         entry.record.status_message = status_message;
         entry.record.last_updated_at = next_update(entry.record.last_updated_at);
-        let record = entry.record.clone();
+        // The record answered carries the result as given; the one kept, as text.
+        let record = match result {
+            Some(text) => {
+                entry.record.state = TaskState::Completed(Map::new());
+                entry.result = Some(text);
+                TaskRecord {
+                    state,
+                    ..entry.record.clone()
+                }
+            }
+            None => {
+                entry.record.state = state;
+                entry.record.clone()
+            }
+        };
         if finished {
             entry.keys = HashMap::new();
             entry.inbox = InputResponses::new();
@@ -280,6 +310,19 @@ impl MemoryTaskStore {
             })
             .cloned()
             .collect()
+    }
+}
+
+impl Entry {
+    /// The task as the store's callers see it, its result read back from its text.
+    fn read(&self) -> Result<TaskRecord, TaskStoreError> {
+        let mut record = self.record.clone();
+        if let Some(text) = &self.result {
+            let members = serde_json::from_str(text)
+                .map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))?;
+            record.state = TaskState::Completed(members);
+        }
+        Ok(record)
     }
 }
 
@@ -351,7 +394,7 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn get<'a>(&'a self, task_id: &'a str, owner: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
-        Box::pin(ready(Ok(self.get_now(task_id, owner))))
+        Box::pin(ready(self.get_now(task_id, owner)))
     }
 
     fn update<'a>(
