@@ -13,7 +13,7 @@ use super::id::{is_task_id, new_task_id};
 use super::limits::millis;
 use super::{
     Inbox, Refusal, StoreFuture, TaskLimits, TaskRecord, TaskState, TaskStore, TaskStoreError,
-    TaskWatch, Timestamp, UpdateOutcome, Watchers, request_json,
+    TaskWatch, Timestamp, UpdateOutcome, Watchers, request_json, result_json, result_of_json,
 };
 use crate::protocol::InputResponses;
 
@@ -249,21 +249,17 @@ impl MemoryTaskStore {
             }
         }
         let finished = state.status().is_terminal();
-        let (state, result) = match state {
-            TaskState::Completed(members) => {
-                let text = serde_json::to_string(&members)
-                    .map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))?;
-                (TaskState::Completed(members), Some(text.into_boxed_str()))
-            }
-            state => (state, None),
+        let result = match &state {
+            TaskState::Completed(members) => Some(result_json(members)?.into_boxed_str()),
+            _ => None,
         };
         entry.record.status_message = status_message;
         entry.record.last_updated_at = next_update(entry.record.last_updated_at);
-        // The record answered carries the result as given; the one kept, as text.
         let record = match result {
+            // Kept as text (see `Entry::result`); the record answered carries it as given.
             Some(text) => {
-                entry.record.state = TaskState::Completed(Map::new());
                 entry.result = Some(text);
+                entry.record.state = TaskState::Completed(Map::new());
                 TaskRecord {
                     state,
                     ..entry.record.clone()
@@ -318,9 +314,7 @@ impl Entry {
     fn read(&self) -> Result<TaskRecord, TaskStoreError> {
         let mut record = self.record.clone();
         if let Some(text) = &self.result {
-            let members = serde_json::from_str(text)
-                .map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))?;
-            record.state = TaskState::Completed(members);
+            record.state = TaskState::Completed(result_of_json(text)?);
         }
         Ok(record)
     }

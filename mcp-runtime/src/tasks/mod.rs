@@ -82,6 +82,8 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
+use serde_json::{Map, Value};
+
 use crate::protocol::{InputRequest, InputResponses};
 
 /// What every [`TaskStore`] operation returns: a boxed future, so stores can be shared as
@@ -180,6 +182,16 @@ pub trait TaskStore: Send + Sync + 'static {
     /// -32603 error saying so, and returns their ids. Any instance may sweep, at any time;
     /// a store without a [`lease`](Self::lease) only drops its expired records.
     fn sweep(&self) -> StoreFuture<'_, Vec<String>>;
+}
+
+/// A completed task's result as a store keeps it: its JSON text.
+pub(crate) fn result_json(result: &Map<String, Value>) -> Result<String, TaskStoreError> {
+    serde_json::to_string(result).map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))
+}
+
+/// A completed task's result, read back from what [`result_json`] wrote.
+pub(crate) fn result_of_json(text: &str) -> Result<Map<String, Value>, TaskStoreError> {
+    serde_json::from_str(text).map_err(|e| TaskStoreError::Corrupt(format!("result: {e}")))
 }
 
 /// `request` as stored, and as compared when its key is asked again.

@@ -18,7 +18,7 @@ use super::id::{is_task_id, new_task_id};
 use super::limits::millis;
 use super::{
     Inbox, StoreFuture, TaskLimits, TaskRecord, TaskState, TaskStore, TaskStoreError, TaskWatch,
-    UpdateOutcome, Watchers, request_json,
+    UpdateOutcome, Watchers, request_json, result_json,
 };
 use crate::protocol::{InputResponses, McpError};
 use connection::Commands;
@@ -233,9 +233,7 @@ impl RedisTaskStore {
         }
         let unserializable = |e: serde_json::Error| TaskStoreError::Corrupt(e.to_string());
         let payload = match &state {
-            TaskState::Completed(result) => {
-                serde_json::to_string(result).map_err(unserializable)?
-            }
+            TaskState::Completed(result) => result_json(result)?,
             TaskState::Failed(error) => serde_json::to_string(error).map_err(unserializable)?,
             _ => String::new(),
         };

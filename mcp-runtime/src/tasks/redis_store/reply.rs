@@ -8,6 +8,7 @@ use redis::{FromRedisValue, Value};
 use crate::protocol::{InputRequest, InputRequests, InputResponses};
 use crate::tasks::{
     Inbox, Refusal, TaskRecord, TaskState, TaskStatus, TaskStoreError, Timestamp, UpdateOutcome,
+    result_of_json,
 };
 
 fn corrupt(what: impl std::fmt::Display) -> TaskStoreError {
@@ -174,10 +175,9 @@ fn record(
             }
             TaskState::InputRequired(requests)
         }
-        TaskStatus::Completed => TaskState::Completed(
-            serde_json::from_str(result.ok_or_else(|| missing("result"))?)
-                .map_err(|e| corrupt(format!("result: {e}")))?,
-        ),
+        TaskStatus::Completed => {
+            TaskState::Completed(result_of_json(result.ok_or_else(|| missing("result"))?)?)
+        }
         TaskStatus::Failed => TaskState::Failed(
             serde_json::from_str(error.ok_or_else(|| missing("error"))?)
                 .map_err(|e| corrupt(format!("error: {e}")))?,
