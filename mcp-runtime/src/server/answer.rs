@@ -1,12 +1,13 @@
 //! Where a transport hands a request to the server and gets its answer back: the request's
 //! surroundings ([`Exchange`]), cancellation, and the response line ([`Reply`]).
 
-use std::future::{Future, poll_fn};
-use std::pin::{Pin, pin};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use tokio_util::sync::CancellationToken;
+use pin_project_lite::pin_project;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::identity::Identity;
 use crate::panics::catch_panics;
@@ -163,46 +164,65 @@ impl Server {
     /// [`answer`](Self::answer) on an owned handle (a future a transport can box or spawn),
     /// holding the transport's `held` bookkeeping until the request is done.
     ///
-    /// One async layer over routing, not several: each layer keeps its own copy of the
-    /// request and exchange inside the future, and this future is moved and boxed per request.
-    pub(crate) async fn answer_holding(
+    /// No `async` layer of its own: each would keep its own copy of the request and exchange
+    /// inside the future, and this future is moved and boxed per request.
+    pub(crate) fn answer_holding(
         self,
         request: RawRequest,
         exchange: Exchange,
         held: Option<Box<dyn Send>>,
-    ) -> Option<Reply> {
-        let _held = held;
+    ) -> impl Future<Output = Option<Reply>> + use<> {
         let token = exchange.cancellation.clone();
-        let id = request.id.clone();
-        // Pinned where it is made and lent: passed by value, the route's future would be moved
-        // into the race's own and copied again there.
-        let route = pin!(self.route(request, exchange));
-        let outcome = unless_cancelled(&token, route).await;
-        outcome.map(|outcome| Reply::new(&id, outcome))
+        UnlessCancelled::new(token, self.route(request, exchange, held))
     }
 }
 
-/// `work`'s output, or `None` when `token` fires first. Cancellation wins a tie: a cancelled
-/// request is never answered, and one cancelled before it starts is never polled.
-///
-/// The token is looked at before and after each poll of `work`, and waited on only while
-/// `work` is pending: most requests finish on their first poll, and registering a waiter with
-/// the token, then removing it, would cost them more than the rest of this race.
-async fn unless_cancelled<F: Future>(
-    token: &CancellationToken,
-    mut work: Pin<&mut F>,
-) -> Option<F::Output> {
-    let mut cancelled = pin!(token.cancelled());
-    poll_fn(|cx| {
-        if token.is_cancelled() {
+pin_project! {
+    /// `work`'s output, or `None` when `token` fires first. Cancellation wins a tie: a
+    /// cancelled request is never answered, and one cancelled before it starts is never
+    /// polled.
+    ///
+    /// The token is looked at before and after each poll of `work`, and waited on only while
+    /// `work` is pending: most requests finish on their first poll, and registering a waiter
+    /// with the token, then removing it, would cost them more than the rest of this race; the
+    /// waiter is boxed when first needed, so the others carry no room for it. A future of its
+    /// own rather than an `async fn`, which would hold `work` twice (as its argument and
+    /// pinned).
+    struct UnlessCancelled<F> {
+        #[pin]
+        work: F,
+        token: CancellationToken,
+        waiter: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
+    }
+}
+
+impl<F: Future> UnlessCancelled<F> {
+    fn new(token: CancellationToken, work: F) -> Self {
+        Self {
+            work,
+            token,
+            waiter: None,
+        }
+    }
+}
+
+impl<F: Future> Future for UnlessCancelled<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        if this.token.is_cancelled() {
             return Poll::Ready(None);
         }
-        if let Poll::Ready(output) = work.as_mut().poll(cx) {
-            return Poll::Ready((!token.is_cancelled()).then_some(output));
+        if let Poll::Ready(output) = this.work.poll(cx) {
+            return Poll::Ready((!this.token.is_cancelled()).then_some(output));
         }
-        cancelled.as_mut().poll(cx).map(|()| None)
-    })
-    .await
+        let token = this.token;
+        let waiter = this
+            .waiter
+            .get_or_insert_with(|| Box::pin(token.clone().cancelled_owned()));
+        waiter.as_mut().poll(cx).map(|()| None)
+    }
 }
 
 impl Server {
@@ -256,13 +276,13 @@ impl Server {
 
 #[cfg(test)]
 mod tests {
-    use std::future::{pending, ready};
+    use std::future::{pending, poll_fn, ready};
     use std::time::Duration;
 
     use super::*;
 
     async fn race<F: Future>(token: &CancellationToken, work: F) -> Option<F::Output> {
-        unless_cancelled(token, pin!(work)).await
+        UnlessCancelled::new(token.clone(), work).await
     }
 
     #[tokio::test]
