@@ -66,7 +66,7 @@ impl ToolHeaders {
     }
 
     /// The answer the current table gives, or `None` when it should be relearnt first.
-    fn known(&self, tool: &str) -> Option<Bindings> {
+    pub(super) fn known(&self, tool: &str) -> Option<Bindings> {
         let current = self.current.read().unwrap_or_else(|e| e.into_inner());
         let table = current.as_ref()?;
         match table.tools.get(tool) {
