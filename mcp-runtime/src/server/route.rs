@@ -2,7 +2,6 @@
 //! checks on what it returned, and the envelope of the negotiated generation.
 
 use std::future::{Future, ready};
-use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -24,7 +23,6 @@ use super::preread::{Layout, Pieces};
 use super::refusal;
 use super::sealing::MultiRoundParams;
 use crate::boxed::BoxFuture;
-use crate::identity::Identity;
 use crate::state::RequestBinding;
 
 impl Server {
@@ -327,10 +325,9 @@ impl Server {
             identity.as_deref(),
         )?;
         decoded.set_request_state(plaintext);
-        let generation = ctx.generation();
-        // A second handle on the context (not a copy of the capabilities): checking the
-        // questions against them is the exception, and futures this size are moved about.
-        let asker = ctx.clone();
+        // A second handle on the context (not a copy of what the answer reads from it): futures
+        // this size are moved about.
+        let context = ctx.clone();
         Ok(Round {
             handler: handler(ctx, decoded),
             id,
@@ -338,9 +335,7 @@ impl Server {
             params,
             pieces,
             binding,
-            identity,
-            generation,
-            asker,
+            context,
         })
     }
 
@@ -360,11 +355,10 @@ impl Server {
             params,
             pieces,
             binding,
-            identity,
-            generation,
-            asker,
+            context,
             ..
         } = round;
+        let generation = context.generation();
         match outcome {
             ExtendedOutcome::Complete(result) => {
                 #[cfg(feature = "otel")]
@@ -374,11 +368,11 @@ impl Server {
                 Ok(self.result_line(id, generation, result))
             }
             ExtendedOutcome::Extension(result) => {
-                let result = self.extension_answer(method, result, &asker)?;
+                let result = self.extension_answer(method, result, &context)?;
                 Ok(self.result_line(id, generation, result))
             }
             ExtendedOutcome::InputRequired(ask) => {
-                let capabilities = asker.client_capabilities();
+                let capabilities = context.client_capabilities();
                 let mut ask = check_input_required(ask, generation, capabilities)?;
                 if let Some(plaintext) = ask.request_state.take() {
                     // A first round has not needed the binding yet; the handler owns the
@@ -391,8 +385,9 @@ impl Server {
                             None => decode_params::<P>(params)?.binding(method),
                         },
                     };
-                    let identity = identity.as_deref();
-                    let sealed = self.seal_state(plaintext, &binding, method, identity)?;
+                    let identity = context.identity_handle();
+                    let sealed =
+                        self.seal_state(plaintext, &binding, method, identity.as_deref())?;
                     return Ok(self.result_line_with_state(id, generation, ask, &sealed));
                 }
                 Ok(self.result_line(id, generation, ask))
@@ -446,10 +441,9 @@ struct Round<'a, R> {
     pieces: Option<Pieces<'a>>,
     /// The binding, when opening the state needed it.
     binding: Option<RequestBinding>,
-    identity: Option<Arc<Identity>>,
-    generation: Generation,
-    /// A handle on the context the handler was given, for checking what it asks.
-    asker: Context,
+    /// A handle on the context the handler was given: the wire, the caller and the
+    /// capabilities the answer is checked against.
+    context: Context,
 }
 
 /// What a handler may ask of the client on this wire, with these declared capabilities.

@@ -56,20 +56,12 @@ impl Shared {
         }
     }
 
-    /// The headers `tool`'s input schema binds to its arguments. Known at once but for the
-    /// first call of a tool in a while: the wait to learn them is boxed, so that every POST's
-    /// future does not carry room for it.
+    /// The headers `tool`'s input schema binds to its arguments.
     pub(super) fn header_bindings<'a>(
         &'a self,
         tool: &'a str,
     ) -> impl Future<Output = tool_headers::Bindings> + 'a {
-        let known = self.tool_headers.known(tool);
-        async move {
-            match known {
-                Some(known) => known,
-                None => Box::pin(self.tool_headers.bindings(&self.server, tool)).await,
-            }
-        }
+        self.tool_headers.bindings(&self.server, tool)
     }
 
     /// Every response leaves through here: once shutdown has begun it says the connection

@@ -45,19 +45,31 @@ impl std::fmt::Debug for ToolHeaders {
 }
 
 impl ToolHeaders {
-    pub async fn bindings(&self, server: &Server, tool: &str) -> Bindings {
-        if let Some(known) = self.known(tool) {
-            return known;
+    /// The bindings of `tool`. Known at once but for the first call of a tool in a while:
+    /// relearning them runs a whole request, boxed so that every POST's future does not carry
+    /// room for it.
+    pub fn bindings<'a>(
+        &'a self,
+        server: &'a Server,
+        tool: &'a str,
+    ) -> impl Future<Output = Bindings> + 'a {
+        let known = self.known(tool);
+        async move {
+            match known {
+                Some(known) => known,
+                None => Box::pin(self.relearn(server, tool)).await,
+            }
         }
+    }
+
+    async fn relearn(&self, server: &Server, tool: &str) -> Bindings {
         let _learning = self.learning.lock().await;
         // Another request may have relearnt while this one waited.
         if let Some(known) = self.known(tool) {
             return known;
         }
         let table = Arc::new(Table {
-            // Boxed: learning runs a whole request, and every POST's future would otherwise
-            // carry room for it although it runs once in a long while.
-            tools: Box::pin(learn(server)).await,
+            tools: learn(server).await,
             learnt: Instant::now(),
         });
         let found = table.tools.get(tool).cloned();
@@ -66,7 +78,7 @@ impl ToolHeaders {
     }
 
     /// The answer the current table gives, or `None` when it should be relearnt first.
-    pub(super) fn known(&self, tool: &str) -> Option<Bindings> {
+    fn known(&self, tool: &str) -> Option<Bindings> {
         let current = self.current.read().unwrap_or_else(|e| e.into_inner());
         let table = current.as_ref()?;
         match table.tools.get(tool) {
