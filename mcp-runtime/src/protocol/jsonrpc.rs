@@ -329,7 +329,7 @@ impl Incoming {
 
 /// Writes `{"jsonrpc":"2.0","id":…,"result":…}`.
 pub fn result_line<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> String {
-    to_line(&ResultResponse { id, result }, RESULT_ROOM)
+    finish_line(write_result(id, result))
 }
 
 /// [`result_line`] with `"requestState": state` as the last member of `result`, which
@@ -343,7 +343,7 @@ pub(crate) fn result_line_with_state<T: Serialize + ?Sized>(
     result: &T,
     state: &str,
 ) -> String {
-    let written = write_line(&ResultResponse { id, result }, RESULT_ROOM).and_then(|mut line| {
+    let written = write_result(id, result).and_then(|mut line| {
         // Only an object ends in `}`: the last two bytes close it and the response.
         if !line.ends_with("}}") {
             return Err("the result is not an object".to_owned());
@@ -402,6 +402,20 @@ fn write_line<T: Serialize>(message: &T, room: usize) -> Result<String, String> 
     String::from_utf8(line).map_err(|e| e.to_string())
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":…}`. The envelope's members are written as the literal
+/// they always are: serde_json would scan each of their keys and values for an escape, which
+/// costs as much as writing a small result.
+fn write_result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Result<String, String> {
+    let mut line = Vec::with_capacity(RESULT_ROOM);
+    line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut line, id).map_err(|e| e.to_string())?;
+    line.extend_from_slice(br#","result":"#);
+    serde_json::to_writer(&mut line, result).map_err(|e| e.to_string())?;
+    line.push(b'}');
+    // serde_json writes UTF-8 only; the check costs less than the reallocations it saves.
+    String::from_utf8(line).map_err(|e| e.to_string())
+}
+
 /// The line written, or, should writing fail, a well-formed internal error instead of a torn
 /// line (every type we serialize has string keys and no failing `Serialize` impl).
 fn finish_line(written: Result<String, String>) -> String {
@@ -419,21 +433,6 @@ fn finish_line(written: Result<String, String>) -> String {
 const RESULT_ROOM: usize = 1000;
 /// The room other lines start with, as `to_string`'s.
 const LINE_ROOM: usize = 128;
-
-struct ResultResponse<'a, T: ?Sized> {
-    id: &'a RequestId,
-    result: &'a T,
-}
-
-impl<T: Serialize + ?Sized> Serialize for ResultResponse<'_, T> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut st = s.serialize_struct("Response", 3)?;
-        st.serialize_field("jsonrpc", "2.0")?;
-        st.serialize_field("id", self.id)?;
-        st.serialize_field("result", self.result)?;
-        st.end()
-    }
-}
 
 struct ErrorResponse<'a> {
     id: Option<&'a RequestId>,
@@ -503,6 +502,39 @@ mod tests {
 
     fn parsed(line: &str) -> Value {
         serde_json::from_str(line).expect("a line of JSON")
+    }
+
+    #[test]
+    fn a_result_line_is_what_serde_json_writes_for_the_whole_response() {
+        let ids = [
+            RequestId::Number(-3),
+            RequestId::Number(i64::MAX),
+            RequestId::String(String::new()),
+            RequestId::String("quote \" backslash \\ é \u{1F600} \u{7}".to_owned()),
+        ];
+        let results = [
+            json!({}),
+            json!({"content": [{"type": "text", "text": "a\nb"}], "isError": false}),
+            json!(null),
+            json!("x"),
+        ];
+        for id in &ids {
+            for result in &results {
+                let line = result_line(id, result);
+                assert_eq!(
+                    parsed(&line),
+                    json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                    "{line}"
+                );
+                // Members in the order the spec's examples give, as serde_json wrote them.
+                let id = serde_json::to_string(id).expect("json");
+                let result = serde_json::to_string(result).expect("json");
+                assert_eq!(
+                    line,
+                    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
+                );
+            }
+        }
     }
 
     #[test]
