@@ -4,6 +4,9 @@
 //! The layout is the Python SDK's envelope (`{"v":1,"iat","exp","m","t","a","s","aud"?,"p"?}`,
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
+use std::borrow::Cow;
+use std::fmt;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -28,9 +31,48 @@ const PRINCIPAL_CLAIM_LEN: usize = base64url::encoded_len(SALT_LEN + DIGEST_LEN)
 /// else fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestBinding {
-    method: String,
+    /// Borrowed for the methods that carry state, so a round copies no method name.
+    method: Cow<'static, str>,
     target: String,
-    arguments: String,
+    arguments: ArgumentsDigest,
+}
+
+/// `base64url(SHA-256(canonical arguments)[..16])`, held inline: every multi-round request
+/// computes one, and it has one length.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ArgumentsDigest([u8; ARGUMENTS_CLAIM_LEN]);
+
+const ARGUMENTS_CLAIM_LEN: usize = base64url::encoded_len(DIGEST_LEN);
+
+impl ArgumentsDigest {
+    fn of(canonical: &str) -> Self {
+        let digest = Sha256::digest(canonical.as_bytes());
+        let mut text = [0; ARGUMENTS_CLAIM_LEN];
+        base64url::encode_to_slice(&digest[..DIGEST_LEN], &mut text);
+        Self(text)
+    }
+
+    fn as_str(&self) -> &str {
+        // base64url writes ASCII only.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for ArgumentsDigest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+/// `method` as a `'static` name when it is one of the methods that carry state.
+fn method_name(method: &str) -> Cow<'static, str> {
+    use crate::protocol::methods::{PROMPTS_GET, RESOURCES_READ, TOOLS_CALL};
+    match method {
+        TOOLS_CALL => Cow::Borrowed(TOOLS_CALL),
+        PROMPTS_GET => Cow::Borrowed(PROMPTS_GET),
+        RESOURCES_READ => Cow::Borrowed(RESOURCES_READ),
+        other => Cow::Owned(other.to_owned()),
+    }
 }
 
 impl RequestBinding {
@@ -116,11 +158,10 @@ impl RequestBinding {
     }
 
     fn digesting(method: &str, target: impl Into<String>, canonical: &str) -> Self {
-        let digest = Sha256::digest(canonical.as_bytes());
         Self {
-            method: method.to_owned(),
+            method: method_name(method),
             target: target.into(),
-            arguments: base64url::encode(&digest[..DIGEST_LEN]),
+            arguments: ArgumentsDigest::of(canonical),
         }
     }
 }
@@ -157,7 +198,7 @@ pub(crate) fn encode(mint: &Mint<'_>, state: &str) -> Vec<u8> {
     out.push_str(",\"t\":");
     write_str(&mut out, &mint.binding.target);
     out.push_str(",\"a\":");
-    write_str(&mut out, &mint.binding.arguments);
+    write_str(&mut out, mint.binding.arguments.as_str());
     out.push_str(",\"s\":");
     write_str(&mut out, state);
     if let Some(audience) = mint.audience {
@@ -238,7 +279,7 @@ pub(crate) fn verify(bytes: Vec<u8>, expect: &Expect<'_>) -> Result<String, Inva
             return Err(reject("expired"));
         }
         let binding = expect.binding;
-        let bound = claims.m.as_deref() == Some(binding.method.as_str())
+        let bound = claims.m.as_deref() == Some(&*binding.method)
             && claims.t.as_deref() == Some(binding.target.as_str())
             && claims.a.as_deref() == Some(binding.arguments.as_str());
         if !bound {
@@ -312,7 +353,7 @@ mod tests {
     #[test]
     fn resource_arguments_digest_is_the_python_constant() {
         let b = RequestBinding::new("resources/read", "x://y", None);
-        assert_eq!(b.arguments, "RBNvo1WzZ4oRRq0W9-hkng");
+        assert_eq!(b.arguments.as_str(), "RBNvo1WzZ4oRRq0W9-hkng");
         let empty = RequestBinding::new("tools/call", "t", Some(&json!({})));
         assert_eq!(empty.arguments, b.arguments);
     }
@@ -350,7 +391,7 @@ mod tests {
             text,
             format!(
                 r#"{{"v":1,"iat":1796235646.978,"exp":1796236246.978,"m":"tools/call","t":"provision","a":"{}","s":"s\u00e9","aud":"mrtr-demo"}}"#,
-                b.arguments
+                b.arguments.as_str()
             )
         );
     }
@@ -434,13 +475,13 @@ mod tests {
         let b = binding();
         let array = format!(
             r#"[1,1000,1600,"tools/call","provision","{}","plain","svc",null]"#,
-            b.arguments
+            b.arguments.as_str()
         );
         let err = verify(array.into_bytes(), &expect(&b, 1000.0)).expect_err("rejected");
         assert_eq!(err.reason(), "malformed");
         let object = format!(
             r#" {{"v":1,"iat":1000,"exp":1600,"m":"tools/call","t":"provision","a":"{}","s":"plain","aud":"svc"}}"#,
-            b.arguments
+            b.arguments.as_str()
         );
         assert_eq!(
             verify(object.into_bytes(), &expect(&b, 1000.0)).as_deref(),
