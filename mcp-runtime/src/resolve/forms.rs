@@ -11,7 +11,7 @@ use crate::protocol::Frozen;
 use crate::protocol::canonical::write_value;
 
 use super::elicitation::Elicitation;
-use super::ledger::form_digest;
+use super::ledger::{QuestionDigest, form_digest};
 
 /// A form's `requestedSchema`, and its canonical JSON for question digests.
 #[derive(Debug)]
@@ -20,7 +20,7 @@ pub(crate) struct Form {
     pub canonical: String,
     /// The last question asked with this form and its digest: a tool asks the same
     /// question on every call, and hashing the schema again each round is wasted work.
-    last_digest: Mutex<Option<(String, String)>>,
+    last_digest: Mutex<Option<(String, QuestionDigest)>>,
 }
 
 impl Form {
@@ -35,17 +35,17 @@ impl Form {
     }
 
     /// [`form_digest`] of `message` asked with this form.
-    pub fn question_digest(&self, message: &str) -> String {
+    pub fn question_digest(&self, message: &str) -> QuestionDigest {
         // `try_lock`: a call that would wait computes the digest instead.
         if let Ok(last) = self.last_digest.try_lock()
             && let Some((asked, digest)) = last.as_ref()
             && asked == message
         {
-            return digest.clone();
+            return *digest;
         }
         let digest = form_digest(message, self);
         if let Ok(mut last) = self.last_digest.try_lock() {
-            *last = Some((message.to_owned(), digest.clone()));
+            *last = Some((message.to_owned(), digest));
         }
         digest
     }

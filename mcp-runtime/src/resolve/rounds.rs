@@ -16,7 +16,7 @@ use crate::state::fill_random;
 use super::answers::{ElicitUrl, Elicited, FromElicitation, ListRoots, Sample, UrlQuestion};
 use super::elicitation::{Elicitation, fill_defaults};
 use super::forms::{Form, form};
-use super::ledger::{Entry, Ledger, question_digest};
+use super::ledger::{Entry, Ledger, QuestionDigest, question_digest};
 use super::validate::fits;
 
 /// Why [`Rounds::call_back`] did not get the answers.
@@ -49,10 +49,10 @@ pub struct Rounds {
     /// Answers of this round taken from the request as they stand, by key and question
     /// digest: copied into `next` only if the round ends with questions (most end with
     /// the function running, and the copy would be dropped).
-    taken_in_place: Vec<(String, String)>,
+    taken_in_place: Vec<(String, QuestionDigest)>,
     responses: Responses,
     /// This round's questions: key, digest, request.
-    questions: Vec<(String, String, InputRequest)>,
+    questions: Vec<(String, QuestionDigest, InputRequest)>,
     /// 2025-11-25: the `elicitationId` each URL question was sent with, by key.
     elicitation_ids: HashMap<String, String>,
 }
@@ -108,7 +108,7 @@ impl Rounds {
             InputRequest::Elicit(ElicitParams::form(message, form.schema.clone()))
         };
         let digest = form.question_digest(message.as_ref());
-        let Some((answer, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, digest) else {
             self.ask(key, digest, question(message.into(), &form));
             return Ok(None);
         };
@@ -141,7 +141,7 @@ impl Rounds {
             question.url.clone(),
         ));
         let digest = question_digest(&request);
-        let Some((answer, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
@@ -171,7 +171,7 @@ impl Rounds {
     ) -> Result<Option<Sample>, Halt> {
         let request = InputRequest::CreateMessage(Box::new(params));
         let digest = question_digest(&request);
-        let Some((answer, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
@@ -192,7 +192,7 @@ impl Rounds {
     pub fn list_roots(&mut self, key: &str) -> Result<Option<ListRoots>, Halt> {
         let request = InputRequest::ListRoots;
         let digest = question_digest(&request);
-        let Some((answer, fresh)) = self.lookup(key, &digest) else {
+        let Some((answer, fresh)) = self.lookup(key, digest) else {
             self.ask(key, digest, request);
             return Ok(None);
         };
@@ -337,7 +337,7 @@ impl Rounds {
     /// The answer under `key` to the question with this digest (where it is, and whether it
     /// arrived in this round), from the ledger or the answers; `None` when the question must
     /// be asked. Each key is looked up once per round.
-    fn lookup(&mut self, key: &str, digest: &str) -> Option<(Answer, bool)> {
+    fn lookup(&mut self, key: &str, digest: QuestionDigest) -> Option<(Answer, bool)> {
         if let Some(entry) = self.previous.answers.remove(key) {
             if entry.q == digest {
                 return Some((Answer::Held(entry.r), false));
@@ -357,7 +357,7 @@ impl Rounds {
                 .previous
                 .asked
                 .get(key)
-                .is_some_and(|asked| asked == digest)
+                .is_some_and(|asked| *asked == digest)
             {
                 return Some((answer, true));
             }
@@ -370,7 +370,7 @@ impl Rounds {
     }
 
     /// Queues `request` for this round.
-    fn ask(&mut self, key: &str, digest: String, request: InputRequest) {
+    fn ask(&mut self, key: &str, digest: QuestionDigest, request: InputRequest) {
         self.questions.push((key.to_owned(), digest, request));
     }
 
@@ -390,7 +390,7 @@ impl Rounds {
             .and_then(|responses| responses.0.get(key))
     }
 
-    fn record(&mut self, key: &str, digest: String, answer: Answer) {
+    fn record(&mut self, key: &str, digest: QuestionDigest, answer: Answer) {
         match answer {
             Answer::Held(raw) => {
                 self.next
