@@ -320,6 +320,68 @@ async fn a_reworded_question_is_asked_again() {
 }
 
 #[tokio::test]
+async fn an_answer_that_is_no_elicitation_result_ends_the_call_and_says_which() {
+    let client = client();
+    let first = first_round(&client, "pair", json!({})).await;
+    let not_a_result = "tool `pair`: the answer to `first` is not an elicitation result";
+    for (answer, expected) in [
+        (json!({"content": {"ok": true}}), not_a_result),
+        (
+            json!({"action": "maybe", "content": {"ok": true}}),
+            not_a_result,
+        ),
+        (json!({"action": "accept", "content": "ok"}), not_a_result),
+        (json!({"action": "accept", "content": [true]}), not_a_result),
+        (json!("accept"), not_a_result),
+        (json!(["accept", {"ok": true}]), not_a_result),
+        (
+            json!({"action": "accept", "content": null}),
+            "tool `pair`: the answer to `first` was accepted with no content",
+        ),
+        (
+            json!({"action": "accept"}),
+            "tool `pair`: the answer to `first` was accepted with no content",
+        ),
+    ] {
+        let mut answers = InputResponses::new();
+        answers.insert("first", answer.clone());
+        answers.insert("second", accept(json!({"region": "us-east-1"})));
+        let result = done(
+            round(
+                &client,
+                "pair",
+                json!({}),
+                Some(answers),
+                first.request_state.clone(),
+            )
+            .await
+            .expect("answered"),
+        );
+        assert_eq!(result.is_error, Some(true), "{answer}");
+        assert_eq!(text(&result), expected, "{answer}");
+    }
+    // Members the result does not define are no reason to refuse it.
+    let mut answers = InputResponses::new();
+    answers.insert(
+        "first",
+        json!({"action": "accept", "content": {"ok": true}, "_meta": {"x": 1}}),
+    );
+    answers.insert("second", accept(json!({"region": "us-east-1"})));
+    let result = done(
+        round(
+            &client,
+            "pair",
+            json!({}),
+            Some(answers),
+            first.request_state,
+        )
+        .await
+        .expect("answered"),
+    );
+    assert_eq!(result.is_error, None, "{}", text(&result));
+}
+
+#[tokio::test]
 async fn declines_and_bad_answers_end_the_call_with_an_error_result() {
     let client = client();
     let first = first_round(&client, "pair", json!({})).await;

@@ -2,6 +2,8 @@
 //! allows in a form (flat objects of strings, numbers, integers, booleans, single- and
 //! multi-select enums).
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -41,19 +43,25 @@ pub trait Elicitation: DeserializeOwned {
     fn requested_schema() -> Value;
 }
 
-/// Gives every field the answer leaves out the `default` its schema declares: clients may omit
-/// a defaulted field (the TypeScript SDK does), and the form promised it would still have one.
-pub(crate) fn fill_defaults(content: &mut Map<String, Value>, schema: &Value) {
+/// `content` with every field it leaves out given the `default` its schema declares, copied only
+/// then: clients may omit a defaulted field (the TypeScript SDK does), and the form promised it
+/// would still have one.
+pub(crate) fn fill_defaults<'c>(
+    content: &'c Map<String, Value>,
+    schema: &Value,
+) -> Cow<'c, Map<String, Value>> {
+    let mut content = Cow::Borrowed(content);
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return;
+        return content;
     };
     for (name, property) in properties {
         if let Some(default) = property.get("default")
             && !content.contains_key(name)
         {
-            content.insert(name.clone(), default.clone());
+            content.to_mut().insert(name.clone(), default.clone());
         }
     }
+    content
 }
 
 /// Assembles `{"type":"object","properties":{…},"required":[…]}`.

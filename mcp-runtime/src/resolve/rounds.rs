@@ -418,16 +418,16 @@ impl Rounds {
         schema: &Value,
     ) -> Result<Elicited<T>, Halt> {
         let subject = &self.subject;
-        let result = ElicitResult::deserialize(raw).map_err(|_| {
+        let (action, content) = elicit_result_in_place(raw).ok_or_else(|| {
             Halt(format!(
                 "{subject}: the answer to `{key}` is not an elicitation result"
             ))
         })?;
-        match result.action {
+        match action {
             ElicitAction::Decline => Ok(Elicited::Declined),
             ElicitAction::Cancel => Ok(Elicited::Cancelled),
             ElicitAction::Accept => {
-                let mut content = result.content.ok_or_else(|| {
+                let content = content.ok_or_else(|| {
                     Halt(format!(
                         "{subject}: the answer to `{key}` was accepted with no content"
                     ))
@@ -437,11 +437,12 @@ impl Rounds {
                         "{subject}: the answer to `{key}` does not match the requested schema"
                     ))
                 };
-                fill_defaults(&mut content, schema);
+                // Copied only when the schema's defaults fill in what the user left out.
+                let content = fill_defaults(content, schema);
                 if !fits(&content, schema) {
                     return Err(mismatch());
                 }
-                serde_json::from_value(Value::Object(content))
+                T::deserialize(&*content)
                     .map(Elicited::Accepted)
                     .map_err(|_| mismatch())
             }
@@ -461,4 +462,17 @@ impl Rounds {
             self.subject
         ))
     }
+}
+
+/// An `ElicitResult` read where it stands: its action, and its content unless absent or
+/// `null`; `None` for anything else, as decoding the result would refuse it.
+fn elicit_result_in_place(raw: &Value) -> Option<(ElicitAction, Option<&Map<String, Value>>)> {
+    let result = raw.as_object()?;
+    let action = ElicitAction::deserialize(result.get("action")?).ok()?;
+    let content = match result.get("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(content)) => Some(content),
+        Some(_) => return None,
+    };
+    Some((action, content))
 }
