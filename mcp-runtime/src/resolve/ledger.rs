@@ -1,16 +1,23 @@
 //! The answers of a call so far, carried between rounds in the (sealed) `requestState`.
 //!
-//! `{"v":1,"answers":{key:{"q":digest,"r":response}},"asked":{key:digest}}`: each answer is
-//! pinned to the digest of the question exactly as it was rendered, and `asked` lists the
-//! questions of the round just sent, so a fresh answer counts only for the question it answers.
+//! Each answer is pinned to the digest of the question exactly as it was rendered, and `asked`
+//! lists the questions of the round just sent, so a fresh answer counts only for the question
+//! it answers.
+//!
+//! Written compactly, `L1` then one entry after another, lengths in decimal bytes:
+//! `a{len}:{key}{digest}` for a question asked, `r{len}:{key}{digest}{len}:{response JSON}` for
+//! an answer. The text sits in the token's claims as a JSON string: JSON of its own there would
+//! have each of its quotes escaped on the way in and back out on the way out, which cost more
+//! than the rest of the ledger. Tokens minted before (`{"v":1,"answers":{key:{"q":digest,
+//! "r":response}},"asked":{key:digest}}`) are still read, until the last of them expires.
 
 use std::collections::BTreeMap;
 use std::fmt;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -21,7 +28,7 @@ use super::forms::Form;
 
 const VERSION: u32 = 1;
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Deserialize)]
 pub(crate) struct Ledger {
     v: u32,
     #[serde(default)]
@@ -31,7 +38,7 @@ pub(crate) struct Ledger {
 }
 
 /// One recorded answer and the question it answers.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Entry {
     pub q: QuestionDigest,
     pub r: Value,
@@ -47,20 +54,23 @@ pub(crate) struct QuestionDigest([u8; DIGEST_TEXT_LEN]);
 
 impl QuestionDigest {
     fn as_str(&self) -> &str {
-        // Only base64url, ASCII, gets in (`digest` and `visit_str`).
+        // Only base64url, ASCII, gets in (`digest` and `read`).
         std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+
+    /// The digest `text` spells, if it is one.
+    fn read(text: &str) -> Option<Self> {
+        let bytes: [u8; DIGEST_TEXT_LEN] = text.as_bytes().try_into().ok()?;
+        bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+            .then_some(QuestionDigest(bytes))
     }
 }
 
 impl fmt::Debug for QuestionDigest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl Serialize for QuestionDigest {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
     }
 }
 
@@ -73,17 +83,8 @@ impl<'de> Deserialize<'de> for QuestionDigest {
                 f.write_str("a question digest")
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<QuestionDigest, E> {
-                let bytes: [u8; DIGEST_TEXT_LEN] = text
-                    .as_bytes()
-                    .try_into()
-                    .map_err(|_| E::invalid_length(text.len(), &self))?;
-                if !bytes
-                    .iter()
-                    .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
-                {
-                    return Err(E::invalid_value(de::Unexpected::Str(text), &self));
-                }
-                Ok(QuestionDigest(bytes))
+                QuestionDigest::read(text)
+                    .ok_or_else(|| E::invalid_value(de::Unexpected::Str(text), &self))
             }
         }
         d.deserialize_str(Text)
@@ -100,19 +101,91 @@ impl Default for Ledger {
     }
 }
 
+/// What the compact form starts with.
+const TAG: &str = "L1";
+
 impl Ledger {
     /// The ledger in a round's plaintext state; anything unreadable means no progress yet.
     pub fn decode(state: Option<&str>) -> Self {
-        state
-            .and_then(|s| serde_json::from_str::<Ledger>(s).ok())
-            .filter(|l| l.v == VERSION)
-            .unwrap_or_default()
+        let Some(state) = state else {
+            return Self::default();
+        };
+        let read = match state.strip_prefix(TAG) {
+            Some(entries) => Self::read(entries),
+            None => serde_json::from_str::<Ledger>(state)
+                .ok()
+                .filter(|l| l.v == VERSION),
+        };
+        read.unwrap_or_default()
     }
 
     pub fn encode(&self) -> String {
-        // Serialising maps of strings and JSON values cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        let mut out =
+            String::with_capacity(TAG.len() + 32 * (self.asked.len() + self.answers.len()));
+        out.push_str(TAG);
+        for (key, digest) in &self.asked {
+            out.push('a');
+            write_text(&mut out, key);
+            out.push_str(digest.as_str());
+        }
+        for (key, entry) in &self.answers {
+            out.push('r');
+            write_text(&mut out, key);
+            out.push_str(entry.q.as_str());
+            // Writing a JSON value to a string cannot fail.
+            write_text(&mut out, &entry.r.to_string());
+        }
+        out
     }
+
+    fn read(mut entries: &str) -> Option<Self> {
+        let mut ledger = Self::default();
+        while let Some(&kind) = entries.as_bytes().first() {
+            // An entry's kind is one ASCII byte, so what follows starts at 1.
+            let answered = match kind {
+                b'a' => false,
+                b'r' => true,
+                _ => return None,
+            };
+            let (key, rest) = read_text(&entries[1..])?;
+            let digest = QuestionDigest::read(rest.get(..DIGEST_TEXT_LEN)?)?;
+            // The digest is ASCII: its end is a character's start.
+            entries = &rest[DIGEST_TEXT_LEN..];
+            if !answered {
+                ledger.asked.insert(key.to_owned(), digest);
+                continue;
+            }
+            let (json, rest) = read_text(entries)?;
+            let response = serde_json::from_str(json).ok()?;
+            ledger.answers.insert(
+                key.to_owned(),
+                Entry {
+                    q: digest,
+                    r: response,
+                },
+            );
+            entries = rest;
+        }
+        Some(ledger)
+    }
+}
+
+/// Appends `{len}:{text}`, its length in bytes.
+fn write_text(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    // Writing to a String cannot fail.
+    let _ = write!(out, "{}:", text.len());
+    out.push_str(text);
+}
+
+/// The text [`write_text`] wrote at the start of `from`, and what follows it.
+fn read_text(from: &str) -> Option<(&str, &str)> {
+    let (len, rest) = from.split_once(':')?;
+    if len.is_empty() || len.len() > 10 || !len.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let len: usize = len.parse().ok()?;
+    Some((rest.get(..len)?, rest.get(len..)?))
 }
 
 /// `base64url(SHA-256(sorted-key JSON of the request as sent)[..16])`: the same question, in
@@ -150,33 +223,125 @@ mod tests {
     use super::*;
     use crate::protocol::ElicitParams;
 
-    #[test]
-    fn a_ledger_reads_back_what_it_wrote_and_nothing_that_is_no_digest() {
-        let digest = question_digest(&InputRequest::ListRoots);
-        let expected = URL_SAFE_NO_PAD.encode(&Sha256::digest(br#"{"method":"roots/list"}"#)[..16]);
-        assert_eq!(digest.as_str(), expected);
-        assert_eq!(serde_json::to_value(digest).expect("json"), json!(expected));
+    fn ledger(
+        asked: &[(&str, QuestionDigest)],
+        answers: &[(&str, QuestionDigest, Value)],
+    ) -> Ledger {
         let mut ledger = Ledger::default();
-        ledger.asked.insert("roots".to_owned(), digest);
-        ledger.answers.insert(
-            "region".to_owned(),
-            Entry {
-                q: digest,
-                r: json!({"action": "decline"}),
-            },
-        );
-        let read = Ledger::decode(Some(&ledger.encode()));
-        assert_eq!(read.asked["roots"], digest);
-        assert_eq!(read.answers["region"].q, digest);
-        assert_eq!(read.answers["region"].r, json!({"action": "decline"}));
-
-        let text = digest.as_str();
-        for bad in [&text[1..], &format!("{text}A"), &format!("{}+", &text[1..])] {
-            let state = format!(r#"{{"v":1,"asked":{{"roots":"{bad}"}}}}"#);
-            assert!(Ledger::decode(Some(&state)).asked.is_empty(), "{bad}");
+        for (key, digest) in asked {
+            ledger.asked.insert((*key).to_owned(), *digest);
         }
-        let state = format!(r#"{{"v":1,"asked":{{"roots":"{text}"}}}}"#);
-        assert_eq!(Ledger::decode(Some(&state)).asked["roots"], digest);
+        for (key, digest, response) in answers {
+            let entry = Entry {
+                q: *digest,
+                r: response.clone(),
+            };
+            ledger.answers.insert((*key).to_owned(), entry);
+        }
+        ledger
+    }
+
+    /// The ledger as the maps it holds, to compare.
+    fn contents(ledger: &Ledger) -> String {
+        format!("{:?} {:?}", ledger.asked, ledger.answers)
+    }
+
+    #[test]
+    fn a_ledger_reads_back_what_it_wrote() {
+        let roots = question_digest(&InputRequest::ListRoots);
+        let expected = URL_SAFE_NO_PAD.encode(&Sha256::digest(br#"{"method":"roots/list"}"#)[..16]);
+        assert_eq!(roots.as_str(), expected);
+        let other = digest("another question");
+        let cases = [
+            ledger(&[], &[]),
+            ledger(&[("region", roots)], &[]),
+            ledger(
+                &[("roots", roots), ("é \"quoted\" key:3:", other)],
+                &[
+                    (
+                        "confirm",
+                        other,
+                        json!({"action": "accept", "content": {"ok": true}}),
+                    ),
+                    ("", roots, json!({"action": "decline", "note": "1:a\u{0}✓"})),
+                    ("9", roots, json!(null)),
+                ],
+            ),
+        ];
+        for written in cases {
+            let text = written.encode();
+            assert!(text.starts_with(TAG), "{text}");
+            assert_eq!(
+                contents(&Ledger::decode(Some(&text))),
+                contents(&written),
+                "{text}"
+            );
+        }
+        // The common case carries no quote for the claims to escape.
+        let text = ledger(&[("region", roots)], &[]).encode();
+        assert_eq!(text, format!("L1a6:region{expected}"));
+    }
+
+    #[test]
+    fn a_ledger_in_the_earlier_json_form_is_still_read() {
+        let roots = question_digest(&InputRequest::ListRoots);
+        let text = format!(
+            r#"{{"v":1,"answers":{{"confirm":{{"q":"{d}","r":{{"action":"decline"}}}}}},"asked":{{"roots":"{d}"}}}}"#,
+            d = roots.as_str()
+        );
+        let read = Ledger::decode(Some(&text));
+        assert_eq!(
+            contents(&read),
+            contents(&ledger(
+                &[("roots", roots)],
+                &[("confirm", roots, json!({"action": "decline"}))]
+            ))
+        );
+        for bad in [&roots.as_str()[1..], &format!("{}+", &roots.as_str()[1..])] {
+            let text = format!(r#"{{"v":1,"asked":{{"roots":"{bad}"}}}}"#);
+            assert!(Ledger::decode(Some(&text)).asked.is_empty(), "{bad}");
+        }
+        assert!(
+            Ledger::decode(Some(r#"{"v":2,"asked":{}}"#))
+                .asked
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn anything_else_reads_as_no_progress_and_never_panics() {
+        let d = question_digest(&InputRequest::ListRoots);
+        let d = d.as_str();
+        let whole = format!("L1a1:k{d}r1:q{d}2:{{}}");
+        assert_eq!(Ledger::decode(Some(&whole)).answers.len(), 1);
+        let texts = vec![
+            format!("L1x1:k{d}"),
+            format!("L1a1:k{}", &d[1..]),
+            format!("L1a1:k{}!", &d[1..]),
+            format!("L1a9:k{d}"),
+            format!("L1a:k{d}"),
+            format!("L1a+1:k{d}"),
+            format!("L1a99999999999:k{d}"),
+            format!("L1r1:q{d}"),
+            format!("L1r1:q{d}3:{{}}"),
+            format!("L1r1:q{d}2:{{]"),
+            format!("L1é1:k{d}"),
+            format!("L1a1:é{d}"),
+            "L2".to_owned(),
+            "{".to_owned(),
+            String::new(),
+        ];
+        for text in texts {
+            let read = Ledger::decode(Some(&text));
+            assert!(read.asked.is_empty() && read.answers.is_empty(), "{text:?}");
+        }
+        // Every cut of a whole ledger: only the one between its entries reads, as the first.
+        let between = format!("L1a1:k{d}").len();
+        for cut in 3..whole.len() {
+            let read = Ledger::decode(Some(&whole[..cut]));
+            let entries = read.asked.len() + read.answers.len();
+            assert_eq!(entries, usize::from(cut == between), "{:?}", &whole[..cut]);
+        }
     }
 
     #[test]
