@@ -343,42 +343,23 @@ async fn an_answer_that_is_no_elicitation_result_ends_the_call_and_says_which() 
             "tool `pair`: the answer to `first` was accepted with no content",
         ),
     ] {
-        let mut answers = InputResponses::new();
-        answers.insert("first", answer.clone());
-        answers.insert("second", accept(json!({"region": "us-east-1"})));
-        let result = done(
-            round(
-                &client,
-                "pair",
-                json!({}),
-                Some(answers),
-                first.request_state.clone(),
-            )
-            .await
-            .expect("answered"),
-        );
+        let result = pair_answered(&client, answer.clone(), first.request_state.clone()).await;
         assert_eq!(result.is_error, Some(true), "{answer}");
         assert_eq!(text(&result), expected, "{answer}");
     }
     // Members the result does not define are no reason to refuse it.
-    let mut answers = InputResponses::new();
-    answers.insert(
-        "first",
-        json!({"action": "accept", "content": {"ok": true}, "_meta": {"x": 1}}),
-    );
-    answers.insert("second", accept(json!({"region": "us-east-1"})));
-    let result = done(
-        round(
-            &client,
-            "pair",
-            json!({}),
-            Some(answers),
-            first.request_state,
-        )
-        .await
-        .expect("answered"),
-    );
+    let answer = json!({"action": "accept", "content": {"ok": true}, "_meta": {"x": 1}});
+    let result = pair_answered(&client, answer, first.request_state).await;
     assert_eq!(result.is_error, None, "{}", text(&result));
+}
+
+/// `pair`'s second round, with `first` as the answer to `first` and a good one to `second`.
+async fn pair_answered(client: &Client, first: Value, state: Option<String>) -> CallToolResult {
+    let mut answers = InputResponses::new();
+    answers.insert("first", first);
+    answers.insert("second", accept(json!({"region": "us-east-1"})));
+    let outcome = round(client, "pair", json!({}), Some(answers), state).await;
+    done(outcome.expect("answered"))
 }
 
 #[tokio::test]
