@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use mcp::McpServer;
 use mcp::client::Client;
-use mcp::protocol::{Implementation, RawNotification};
+use mcp::protocol::{Implementation, RawNotification, SubscriptionFilter};
 use mcp::push::{Change, LOCAL_BUS_CAPACITY};
 use mcp::server::Server;
 use mcp::transport::http::{HttpTransport, REPLAY_BUFFER};
@@ -670,5 +670,54 @@ async fn our_client_hears_what_was_pushed_while_its_get_stream_was_cut() {
         next_method(&mut notifications).await,
         "notifications/tools/list_changed",
         "sent again on the stream the client resumed"
+    );
+}
+
+#[tokio::test]
+async fn a_listen_in_a_session_returns_once_the_stream_that_carries_its_changes_is_open() {
+    let server = board();
+    // GETs wait at the server until let through, as behind a slow network or server.
+    let (held, gate) = watch::channel(false);
+    let router = HttpTransport::new(server.clone())
+        .into_router()
+        .layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let mut gate = gate.clone();
+                async move {
+                    if request.method() == axum::http::Method::GET {
+                        let _ = gate.wait_for(|open| *open).await;
+                    }
+                    next.run(request).await
+                }
+            },
+        ));
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let client = Client::builder(Implementation::new("listen-test", "1"))
+        .connect(http_client::connect(&url).expect("a valid URL"));
+    client.initialize().await.expect("a session");
+    let listening = {
+        let client = client.clone();
+        tokio::spawn(async move {
+            client
+                .listen(SubscriptionFilter::new().tools_changed())
+                .await
+        })
+    };
+    // Longer than the second the client's other messages wait for the stream.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !listening.is_finished(),
+        "a change made now would have nowhere to go"
+    );
+    held.send_replace(true);
+    let mut listen = listening.await.expect("joined").expect("a listen");
+    server.handle().notify(Change::ToolsListChanged);
+    let heard = tokio::time::timeout(Duration::from_secs(10), listen.next()).await;
+    assert_eq!(
+        heard.expect("within 10 s"),
+        Some(Ok(Change::ToolsListChanged))
     );
 }

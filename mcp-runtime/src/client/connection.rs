@@ -5,19 +5,20 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc::error::TrySendError;
-use tokio::sync::{Semaphore, mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 
 use crate::protocol::{
     CancelledParams, Incoming, McpError, RawNotification, RequestId, V2026_07_28, code, error_line,
     keys, methods, notification_line, notification_methods, request_line, result_line,
 };
-use crate::transport::{Duplex, RELATED};
+use crate::transport::{Duplex, RELATED, Standing};
 
 use super::callbacks::Callbacks;
 use super::hearing::Hearings;
@@ -54,6 +55,8 @@ pub(super) struct Connection {
     hearings: Arc<Hearings>,
     /// Whether a 2025-11-25 session is open, where the server may speak of any request.
     pub in_session: AtomicBool,
+    /// Where the transport's standing stream stands, for a transport that opens one.
+    standing: Option<watch::Receiver<Standing>>,
 }
 
 impl Connection {
@@ -67,6 +70,7 @@ impl Connection {
             mut incoming,
             outgoing,
             tags_related,
+            standing,
             ..
         } = duplex;
         let waiting: Arc<Waiters> = Arc::default();
@@ -194,6 +198,7 @@ impl Connection {
             subscriptions: ResourceSubscriptions::default(),
             hearings,
             in_session: AtomicBool::new(false),
+            standing,
         };
         (connection, note_rx)
     }
@@ -263,6 +268,19 @@ impl Connection {
     /// Whether the reader saw the connection end.
     pub fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Waits, at most `bound`, until the server has answered the transport's request for its
+    /// standing stream; `false` when it has not by then. At once for a transport that opens
+    /// none, or a stream that no session asked for.
+    pub async fn standing_settled(&self, bound: Duration) -> bool {
+        let Some(mut standing) = self.standing.clone() else {
+            return true;
+        };
+        let settled = standing.wait_for(|now| *now != Standing::Opening);
+        // Within the bound, a transport gone (an error from the wait) counts as settled too:
+        // there is nothing more to wait for.
+        tokio::time::timeout(bound, settled).await.is_ok()
     }
 }
 

@@ -4,6 +4,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use serde_json::json;
 
@@ -16,6 +17,10 @@ use super::backlog::Backlog;
 use super::connection::{Connection, cancel_line, lock};
 use super::listen_routes::Opening;
 use super::{Client, ClientError};
+
+/// How long a listen in a 2025-11-25 session waits for the session's standing stream (other
+/// messages wait a second, and then go anyway).
+const STANDING_STREAM_LISTEN_WAIT: Duration = Duration::from_secs(10);
 
 /// Why a [`Listen`] ended without the server closing it: it broke, or fell behind. Changes
 /// may have gone unheard: read again what you depend on, and listen again if the connection is
@@ -127,7 +132,9 @@ impl Client {
     ///   `-32021`); each `notifications/tasks` comes as a [`Change::Task`] with the task whole,
     ///   starting with its status when the listen opened.
     /// - 2025-11-25 (after [`initialize`](Self::initialize)): subscribes to each resource of
-    ///   the filter (`resources/subscribe`; a refusal is returned as the error) and returns. The
+    ///   the filter (`resources/subscribe`; a refusal is returned as the error) and returns.
+    ///   Over HTTP it first waits (up to 10 s) until the server has answered the session's
+    ///   standing GET, which carries what the listen hears. The
     ///   session's `list_changed` and `resources/updated` notifications (on its connection, or
     ///   its standing GET stream over HTTP) go to every open listen that watches what changed;
     ///   those no listen watches go to [`notifications`](Self::notifications) as before. That
@@ -204,6 +211,18 @@ impl Client {
         filter: SubscriptionFilter,
         offered: &ServerCapabilities,
     ) -> Result<Listen, ClientError> {
+        // What the listen hears arrives on the session's standing stream: returning before the
+        // server took that stream would let the changes made meanwhile go nowhere.
+        if !self
+            .inner
+            .connection
+            .standing_settled(STANDING_STREAM_LISTEN_WAIT)
+            .await
+        {
+            tracing::warn!(
+                "the session's standing stream has not opened; the listen may miss changes"
+            );
+        }
         let mut uris: Vec<String> = Vec::new();
         for uri in filter.resource_subscriptions.into_iter().flatten() {
             if !uris.contains(&uri) {

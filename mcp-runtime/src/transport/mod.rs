@@ -12,7 +12,7 @@ pub mod memory;
 mod message_loop;
 pub mod stdio;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// Why an incoming frame could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -56,6 +56,23 @@ pub struct Duplex {
     pub(crate) server: Option<crate::telemetry::ServerPeer>,
     /// Whether its frames may carry a [`RELATED`] tag.
     pub(crate) tags_related: bool,
+    /// Where the stream stands that carries what the server sends outside any request, for a
+    /// transport that opens one of its own (HTTP, in a 2025-11-25 session).
+    pub(crate) standing: Option<watch::Receiver<Standing>>,
+}
+
+/// Where a transport stands with the stream that carries what a server sends outside any
+/// request: the standing GET stream of a 2025-11-25 session over HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// Only the HTTP client opens such a stream; without it, the client still asks where it stands.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) enum Standing {
+    /// None is coming: no session was opened (yet).
+    Absent,
+    /// The session asked for it, and the server has not answered.
+    Opening,
+    /// The server answered: the stream is open, or the server offers none.
+    Settled,
 }
 
 impl Duplex {
@@ -79,6 +96,7 @@ impl Duplex {
             #[cfg(feature = "otel")]
             server: None,
             tags_related: false,
+            standing: None,
         }
     }
 
@@ -93,6 +111,13 @@ impl Duplex {
     #[cfg(feature = "http")]
     pub(crate) fn tagging_related(mut self) -> Self {
         self.tags_related = true;
+        self
+    }
+
+    /// This duplex's transport opens a standing stream of its own, and says where it stands.
+    #[cfg(feature = "http")]
+    pub(crate) fn with_standing(mut self, standing: watch::Receiver<Standing>) -> Self {
+        self.standing = Some(standing);
         self
     }
 

@@ -78,12 +78,12 @@ use std::time::Duration;
 
 use hyper::Uri;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::AbortHandle;
 
 use crate::protocol::{keys, notification_methods};
 
-use super::{CHANNEL_CAPACITY, Duplex, Frame};
+use super::{CHANNEL_CAPACITY, Duplex, Frame, Standing};
 
 pub use builder::Builder;
 pub use stack::HttpConnections;
@@ -135,6 +135,9 @@ pub(crate) struct Endpoint {
     /// after `initialize` go out after it: a server may otherwise take a late standing GET
     /// for the resumption of a request's stream.
     pub standing_opened: Mutex<Option<oneshot::Receiver<()>>>,
+    /// Where that stream stands, for the client's listens, which must not return before
+    /// what they listen for has a way to arrive.
+    pub standing: watch::Sender<Standing>,
     /// Who holds the credentials of a protected endpoint ([`Builder::auth`]).
     pub auth: Option<Arc<dyn Authorization>>,
 }
@@ -158,6 +161,7 @@ pub fn connect(url: &str) -> Result<Duplex, HttpClientError> {
 /// with the credentials `auth` holds.
 fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Duplex {
     let session = Arc::new(Mutex::new(None));
+    let (standing, standing_now) = watch::channel(Standing::Absent);
     #[cfg(feature = "otel")]
     let server = crate::telemetry::ServerPeer::http(
         uri.host().unwrap_or_default(),
@@ -176,6 +180,7 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
         standing_opened: Mutex::default(),
+        standing,
         auth,
     });
     let (in_tx, incoming) = mpsc::channel::<Frame>(CHANNEL_CAPACITY);
@@ -220,7 +225,9 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
             }
         }
     });
-    let duplex = Duplex::new(incoming, outgoing).tagging_related();
+    let duplex = Duplex::new(incoming, outgoing)
+        .tagging_related()
+        .with_standing(standing_now);
     #[cfg(feature = "otel")]
     let duplex = duplex.talking_to(server);
     duplex

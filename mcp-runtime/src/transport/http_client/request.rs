@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::protocol::{keys, methods};
-use crate::transport::{Frame, RELATED};
+use crate::transport::{Frame, RELATED, Standing};
 
 use super::authorized;
 use super::param_headers::{self, learn};
@@ -92,6 +92,7 @@ async fn exchange(
         // Messages the server sends outside any request arrive on a GET stream.
         let (opened, opening) = oneshot::channel();
         *lock(&endpoint.standing_opened) = Some(opening);
+        endpoint.standing.send_replace(Standing::Opening);
         tokio::spawn(listen(endpoint.clone(), incoming.clone(), opened));
     }
     let is_sse = response
@@ -277,7 +278,9 @@ async fn listen(
     while !incoming.is_closed() {
         let answer = get(&endpoint, last_id.as_deref()).await;
         // Dropped, the sender also says "go on": whatever the answer, the first one counts.
-        opened.take();
+        if opened.take().is_some() {
+            endpoint.standing.send_replace(Standing::Settled);
+        }
         let response = match answer {
             Ok(response) if response.status().is_success() => response,
             // The server still holds the stream this one replaces (it has not noticed that
