@@ -12,17 +12,13 @@
 //! "r":response}},"asked":{key:digest}}`) are still read, until the last of them expires.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
-use serde::de::{self, Deserializer, Visitor};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::protocol::InputRequest;
 use crate::protocol::canonical::{write_str, write_value};
+use crate::state::{SHORT_DIGEST_LEN, ShortDigest};
 
 use super::forms::Form;
 
@@ -44,52 +40,8 @@ pub(crate) struct Entry {
     pub r: Value,
 }
 
-/// The length of a digest's text: 16 bytes in base64url.
-const DIGEST_TEXT_LEN: usize = 22;
-
-/// What [`question_digest`] gives: 22 characters of base64url, held inline since every round
-/// computes, compares and records them.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) struct QuestionDigest([u8; DIGEST_TEXT_LEN]);
-
-impl QuestionDigest {
-    fn as_str(&self) -> &str {
-        // Only base64url, ASCII, gets in (`digest` and `read`).
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-
-    /// The digest `text` spells, if it is one.
-    fn read(text: &str) -> Option<Self> {
-        let bytes: [u8; DIGEST_TEXT_LEN] = text.as_bytes().try_into().ok()?;
-        bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
-            .then_some(QuestionDigest(bytes))
-    }
-}
-
-impl fmt::Debug for QuestionDigest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl<'de> Deserialize<'de> for QuestionDigest {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl Visitor<'_> for Text {
-            type Value = QuestionDigest;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a question digest")
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<QuestionDigest, E> {
-                QuestionDigest::read(text)
-                    .ok_or_else(|| E::invalid_value(de::Unexpected::Str(text), &self))
-            }
-        }
-        d.deserialize_str(Text)
-    }
-}
+/// What [`question_digest`] gives.
+pub(crate) type QuestionDigest = ShortDigest;
 
 impl Default for Ledger {
     fn default() -> Self {
@@ -148,9 +100,9 @@ impl Ledger {
                 _ => return None,
             };
             let (key, rest) = read_text(&entries[1..])?;
-            let digest = QuestionDigest::read(rest.get(..DIGEST_TEXT_LEN)?)?;
+            let digest = QuestionDigest::read(rest.get(..SHORT_DIGEST_LEN)?)?;
             // The digest is ASCII: its end is a character's start.
-            entries = &rest[DIGEST_TEXT_LEN..];
+            entries = &rest[SHORT_DIGEST_LEN..];
             if !answered {
                 ledger.asked.insert(key.to_owned(), digest);
                 continue;
@@ -210,10 +162,7 @@ pub(crate) fn form_digest(message: &str, form: &Form) -> QuestionDigest {
 }
 
 fn digest(json: &str) -> QuestionDigest {
-    let mut text = [0; DIGEST_TEXT_LEN];
-    // 16 bytes take exactly the 22 characters there is room for.
-    let _ = URL_SAFE_NO_PAD.encode_slice(&Sha256::digest(json.as_bytes())[..16], &mut text);
-    QuestionDigest(text)
+    ShortDigest::of(json)
 }
 
 #[cfg(test)]
@@ -249,8 +198,9 @@ mod tests {
     #[test]
     fn a_ledger_reads_back_what_it_wrote() {
         let roots = question_digest(&InputRequest::ListRoots);
-        let expected = URL_SAFE_NO_PAD.encode(&Sha256::digest(br#"{"method":"roots/list"}"#)[..16]);
-        assert_eq!(roots.as_str(), expected);
+        let expected = ShortDigest::of(r#"{"method":"roots/list"}"#);
+        assert_eq!(roots, expected);
+        let expected = expected.as_str();
         let other = digest("another question");
         let cases = [
             ledger(&[], &[]),

@@ -5,7 +5,6 @@
 //! compact JSON in that order), so tokens interoperate with a Python fleet sharing the key.
 
 use std::borrow::Cow;
-use std::fmt;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -17,6 +16,7 @@ use super::base64url;
 use super::claims_reader;
 use super::error::InvalidRequestState;
 use super::random::fill_random;
+use super::short_digest::ShortDigest;
 use crate::protocol::canonical::{is_canonical, write_float, write_object, write_str, write_value};
 
 /// A token minted more than this far in the future (clock skew between instances) is refused.
@@ -34,34 +34,8 @@ pub struct RequestBinding {
     /// Borrowed for the methods that carry state, so a round copies no method name.
     method: Cow<'static, str>,
     target: String,
-    arguments: ArgumentsDigest,
-}
-
-/// `base64url(SHA-256(canonical arguments)[..16])`, held inline: every multi-round request
-/// computes one, and it has one length.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct ArgumentsDigest([u8; ARGUMENTS_CLAIM_LEN]);
-
-const ARGUMENTS_CLAIM_LEN: usize = base64url::encoded_len(DIGEST_LEN);
-
-impl ArgumentsDigest {
-    fn of(canonical: &str) -> Self {
-        let digest = Sha256::digest(canonical.as_bytes());
-        let mut text = [0; ARGUMENTS_CLAIM_LEN];
-        base64url::encode_to_slice(&digest[..DIGEST_LEN], &mut text);
-        Self(text)
-    }
-
-    fn as_str(&self) -> &str {
-        // base64url writes ASCII only.
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-}
-
-impl fmt::Debug for ArgumentsDigest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_str(), f)
-    }
+    /// Of the arguments' sorted-key canonical JSON.
+    arguments: ShortDigest,
 }
 
 /// `method` as a `'static` name when it is one of the methods that carry state.
@@ -161,7 +135,7 @@ impl RequestBinding {
         Self {
             method: method_name(method),
             target: target.into(),
-            arguments: ArgumentsDigest::of(canonical),
+            arguments: ShortDigest::of(canonical),
         }
     }
 }

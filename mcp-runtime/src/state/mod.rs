@@ -36,6 +36,7 @@ mod codec;
 mod error;
 mod random;
 mod security;
+mod short_digest;
 
 pub use boundary::StateBoundary;
 pub use claims::RequestBinding;
@@ -44,3 +45,4 @@ pub use error::{ConfigError, InvalidRequestState, KeyError, SealError};
 pub use random::discard_after_fork;
 pub(crate) use random::fill_random;
 pub use security::{DEFAULT_TTL, RequestStateSecurity, default_principal};
+pub(crate) use short_digest::{SHORT_DIGEST_LEN, ShortDigest};
