@@ -146,7 +146,7 @@ pub(crate) fn question_digest(request: &InputRequest) -> QuestionDigest {
     let value = serde_json::to_value(request).unwrap_or(Value::Null);
     let mut json = String::new();
     write_value(&mut json, &value, true);
-    digest(&json)
+    ShortDigest::of(&json)
 }
 
 /// [`question_digest`] of the form question `message` with `form`'s schema, without building
@@ -158,11 +158,7 @@ pub(crate) fn form_digest(message: &str, form: &Form) -> QuestionDigest {
     json.push_str(r#","mode":"form","requestedSchema":"#);
     json.push_str(&form.canonical);
     json.push_str("}}");
-    digest(&json)
-}
-
-fn digest(json: &str) -> QuestionDigest {
-    ShortDigest::of(json)
+    ShortDigest::of(&json)
 }
 
 #[cfg(test)]
@@ -201,7 +197,7 @@ mod tests {
         let expected = ShortDigest::of(r#"{"method":"roots/list"}"#);
         assert_eq!(roots, expected);
         let expected = expected.as_str();
-        let other = digest("another question");
+        let other = ShortDigest::of("another question");
         let cases = [
             ledger(&[], &[]),
             ledger(&[("region", roots)], &[]),

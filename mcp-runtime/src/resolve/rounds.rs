@@ -465,7 +465,8 @@ impl Rounds {
 }
 
 /// An `ElicitResult` read where it stands: its action, and its content unless absent or
-/// `null`; `None` for anything else, as decoding the result would refuse it.
+/// `null`; `None` for anything that is not such an object (stricter than decoding one, which
+/// also takes the struct's array form).
 fn elicit_result_in_place(raw: &Value) -> Option<(ElicitAction, Option<&Map<String, Value>>)> {
     let result = raw.as_object()?;
     let action = ElicitAction::deserialize(result.get("action")?).ok()?;

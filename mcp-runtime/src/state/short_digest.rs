@@ -27,13 +27,10 @@ impl ShortDigest {
         Self(out)
     }
 
-    /// The digest `text` spells, if it is 22 characters of base64url.
+    /// The digest `text` spells, if it is the canonical base64url of 16 bytes.
     pub fn read(text: &str) -> Option<Self> {
-        let bytes: [u8; SHORT_DIGEST_LEN] = text.as_bytes().try_into().ok()?;
-        bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
-            .then_some(Self(bytes))
+        base64url::decode_to_slice(text.as_bytes(), &mut [0; KEPT])?;
+        text.as_bytes().try_into().ok().map(Self)
     }
 
     pub fn as_str(&self) -> &str {
@@ -54,7 +51,7 @@ impl<'de> Deserialize<'de> for ShortDigest {
         impl Visitor<'_> for Text {
             type Value = ShortDigest;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("22 characters of base64url")
+                f.write_str("16 bytes in base64url")
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<ShortDigest, E> {
                 ShortDigest::read(text)
@@ -82,9 +79,16 @@ mod tests {
             assert_eq!(format!("{digest:?}"), format!("{expected:?}"));
         }
         let text = ShortDigest::of("x").as_str().to_owned();
-        for bad in [&text[1..], &format!("{text}A"), &format!("{}+", &text[1..])] {
+        // Too short, too long, not URL-safe, and bits set past the 16 bytes (not canonical).
+        let bad = [
+            text[1..].to_owned(),
+            format!("{text}A"),
+            format!("{}+", &text[1..]),
+            format!("{}B", &text[..21]),
+        ];
+        for bad in &bad {
             assert_eq!(ShortDigest::read(bad), None, "{bad}");
-            assert!(serde_json::from_value::<ShortDigest>(bad.into()).is_err());
+            assert!(serde_json::from_value::<ShortDigest>(bad.as_str().into()).is_err());
         }
         assert_eq!(
             serde_json::from_value::<ShortDigest>(text.clone().into()).ok(),

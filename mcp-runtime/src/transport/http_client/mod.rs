@@ -78,7 +78,7 @@ use std::time::Duration;
 
 use hyper::Uri;
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
 use crate::protocol::{keys, notification_methods};
@@ -131,12 +131,10 @@ pub(crate) struct Endpoint {
     pub legacy_version: Mutex<Option<String>>,
     /// `x-mcp-header` mappings learnt from `tools/list`.
     pub param_headers: Mutex<param_headers::ParamHeaders>,
-    /// Fires once the session's standing GET stream has its answer (or gave up), so messages
-    /// after `initialize` go out after it: a server may otherwise take a late standing GET
-    /// for the resumption of a request's stream.
-    pub standing_opened: Mutex<Option<oneshot::Receiver<()>>>,
-    /// Where that stream stands, for the client's listens, which must not return before
-    /// what they listen for has a way to arrive.
+    /// Where the session's standing GET stream stands. The first message after `initialize`
+    /// waits for its answer (a server may otherwise take a late standing GET for the
+    /// resumption of a request's stream), and so do the client's listens, which must not
+    /// return before what they listen for has a way to arrive.
     pub standing: watch::Sender<Standing>,
     /// Who holds the credentials of a protected endpoint ([`Builder::auth`]).
     pub auth: Option<Arc<dyn Authorization>>,
@@ -179,7 +177,6 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
         session,
         legacy_version: Mutex::new(None),
         param_headers: Mutex::default(),
-        standing_opened: Mutex::default(),
         standing,
         auth,
     });
@@ -187,10 +184,14 @@ fn start(uri: Uri, stack: HttpStack, auth: Option<Arc<dyn Authorization>>) -> Du
     let (outgoing, mut out_rx) = mpsc::channel::<String>(CHANNEL_CAPACITY);
     tokio::spawn(async move {
         let streams = Arc::new(OpenStreams::default());
+        let mut standing = endpoint.standing.subscribe();
         while let Some(message) = out_rx.recv().await {
-            let opening = lock(&endpoint.standing_opened).take();
-            if let Some(opened) = opening {
-                let _ = tokio::time::timeout(STANDING_STREAM_WAIT, opened).await;
+            // Only the first message after an `initialize` waits: each later one sees no change.
+            if standing.has_changed().unwrap_or(false)
+                && *standing.borrow_and_update() == Standing::Opening
+            {
+                let answered = standing.wait_for(|now| *now != Standing::Opening);
+                let _ = tokio::time::timeout(STANDING_STREAM_WAIT, answered).await;
             }
             let parsed: Value = serde_json::from_str(&message).unwrap_or(Value::Null);
             if streams.cancels(&endpoint, &parsed) {

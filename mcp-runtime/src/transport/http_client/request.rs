@@ -10,7 +10,7 @@ use hyper::{Request, StatusCode};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::protocol::{keys, methods};
 use crate::transport::{Frame, RELATED, Standing};
@@ -90,10 +90,8 @@ async fn exchange(
     {
         *lock(&endpoint.session) = Some(session.to_owned());
         // Messages the server sends outside any request arrive on a GET stream.
-        let (opened, opening) = oneshot::channel();
-        *lock(&endpoint.standing_opened) = Some(opening);
         endpoint.standing.send_replace(Standing::Opening);
-        tokio::spawn(listen(endpoint.clone(), incoming.clone(), opened));
+        tokio::spawn(listen(endpoint.clone(), incoming.clone()));
     }
     let is_sse = response
         .headers()
@@ -266,19 +264,15 @@ const STANDING_STREAM_CONFLICTS: u32 = 10;
 /// The session's standing GET stream: server requests and notifications outside any request.
 /// Reconnects (from the last event, after the server's `retry:` delay) while the client lives;
 /// a server without one (4xx) ends it.
-async fn listen(
-    endpoint: Arc<Endpoint>,
-    incoming: mpsc::Sender<Frame>,
-    opened: oneshot::Sender<()>,
-) {
+async fn listen(endpoint: Arc<Endpoint>, incoming: mpsc::Sender<Frame>) {
     let mut last_id: Option<String> = None;
     let mut delay = Duration::from_millis(1000);
-    let mut opened = Some(opened);
     let mut conflicts = 0;
+    let mut first = true;
     while !incoming.is_closed() {
         let answer = get(&endpoint, last_id.as_deref()).await;
-        // Dropped, the sender also says "go on": whatever the answer, the first one counts.
-        if opened.take().is_some() {
+        // Whatever the answer, this stream's first one settles where it stands.
+        if std::mem::take(&mut first) {
             endpoint.standing.send_replace(Standing::Settled);
         }
         let response = match answer {
