@@ -11,6 +11,7 @@ use serde_json::value::RawValue;
 use super::Text;
 use super::canonical::write_str;
 use super::error::McpError;
+use super::result_fields::WireResult;
 
 /// A JSON-RPC request id: a string or an integer, never `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -329,21 +330,26 @@ impl Incoming {
 
 /// Writes `{"jsonrpc":"2.0","id":…,"result":…}`.
 pub fn result_line<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> String {
-    finish_line(write_result(id, result))
+    finish_line(write_result(id, |line| serde_json::to_writer(line, result)))
 }
 
-/// [`result_line`] with `"requestState": state` as the last member of `result`, which
-/// serializes as an object without a `requestState` of its own.
+/// [`result_line`] of a result the runtime sends, written by [`WireResult::write_json`].
+pub(crate) fn wire_result_line<R: WireResult>(id: &RequestId, result: &R) -> String {
+    finish_line(write_result(id, |line| result.write_json(line)))
+}
+
+/// [`result_line`] with `"requestState": state` as the last member of the result `write`
+/// writes, which must be an object without a `requestState` of its own.
 ///
 /// A sealed state is hundreds of bytes of base64url: serde_json would look at each of them for
 /// an escape, which costs more than the rest of the result. [`write_str`] copies its plain runs
 /// eight bytes at a time.
-pub(crate) fn result_line_with_state<T: Serialize + ?Sized>(
+pub(crate) fn result_line_with_state(
     id: &RequestId,
-    result: &T,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
     state: &str,
 ) -> String {
-    let written = write_result(id, result).and_then(|mut line| {
+    let written = write_result(id, write).and_then(|mut line| {
         // Only an object ends in `}`: the last two bytes close it and the response.
         if !line.ends_with("}}") {
             return Err("the result is not an object".to_owned());
@@ -405,12 +411,15 @@ fn write_line<T: Serialize>(message: &T, room: usize) -> Result<String, String> 
 /// `{"jsonrpc":"2.0","id":…,"result":…}`. The envelope's members are written as the literal
 /// they always are: serde_json would scan each of their keys and values for an escape, which
 /// costs as much as writing a small result.
-fn write_result<T: Serialize + ?Sized>(id: &RequestId, result: &T) -> Result<String, String> {
+fn write_result(
+    id: &RequestId,
+    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> Result<String, String> {
     let mut line = Vec::with_capacity(RESULT_ROOM);
     line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut line, id).map_err(|e| e.to_string())?;
     line.extend_from_slice(br#","result":"#);
-    serde_json::to_writer(&mut line, result).map_err(|e| e.to_string())?;
+    write(&mut line).map_err(|e| e.to_string())?;
     line.push(b'}');
     // serde_json writes UTF-8 only; the check costs less than the reallocations it saves.
     String::from_utf8(line).map_err(|e| e.to_string())
@@ -551,7 +560,8 @@ mod tests {
             ),
         ];
         for (result, state) in cases {
-            let line = result_line_with_state(&id, &result, state);
+            let line =
+                result_line_with_state(&id, |line| serde_json::to_writer(line, &result), state);
             let mut expected = result.clone();
             expected["requestState"] = json!(state);
             assert_eq!(
@@ -614,7 +624,11 @@ mod tests {
 
     #[test]
     fn a_result_that_is_not_an_object_gets_no_state() {
-        let line = result_line_with_state(&RequestId::Number(1), &json!(["}"]), "v1.x");
+        let line = result_line_with_state(
+            &RequestId::Number(1),
+            |line| serde_json::to_writer(line, &json!(["}"])),
+            "v1.x",
+        );
         assert_eq!(parsed(&line)["error"]["code"], -32603, "{line}");
     }
 }

@@ -23,6 +23,7 @@ mod pagination;
 mod prompts;
 mod resources;
 mod result_fields;
+mod result_json;
 mod roots;
 mod sampling;
 mod tasks;

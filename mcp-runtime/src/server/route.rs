@@ -9,7 +9,8 @@ use tokio_util::either::Either;
 
 use crate::protocol::{
     ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
-    RawRequest, RequestId, WireResult, decode_params, methods, result_line, result_line_with_state,
+    RawRequest, RequestId, WireResult, decode_params, methods, result_line_with_state,
+    wire_result_line,
 };
 
 use super::Server;
@@ -403,7 +404,7 @@ impl Server {
         mut result: R,
     ) -> String {
         result.fill(self.result_fields(generation));
-        result_line(id, &result)
+        wire_result_line(id, &result)
     }
 
     /// [`result_line`](Self::result_line) with the `requestState` the client echoes, written by
@@ -417,7 +418,7 @@ impl Server {
         state: &str,
     ) -> String {
         result.fill(self.result_fields(generation));
-        result_line_with_state(id, &result, state)
+        result_line_with_state(id, |line| result.write_json(line), state)
     }
 }
 
