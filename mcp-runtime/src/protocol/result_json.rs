@@ -51,10 +51,7 @@ pub(super) fn write_call_tool_result(
     result: &CallToolResult,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
-    let mut object = Object::open(out);
-    if let Some(result_type) = &result.result_type {
-        write_result_type(object.key(br#""resultType":"#), result_type)?;
-    }
+    let mut object = open_result(out, result.result_type.as_ref())?;
     let content = object.key(br#""content":"#);
     content.push(b'[');
     for (i, block) in result.content.iter().enumerate() {
@@ -72,11 +69,7 @@ pub(super) fn write_call_tool_result(
             .key(br#""isError":"#)
             .extend_from_slice(if is_error { b"true" } else { b"false" });
     }
-    if let Some(meta) = &result.meta {
-        write_meta(object.key(br#""_meta":"#), meta)?;
-    }
-    object.close();
-    Ok(())
+    close_result(object, result.meta.as_ref())
 }
 
 /// Writes `result` as its derived `Serialize` would.
@@ -84,10 +77,7 @@ pub(super) fn write_input_required_result(
     result: &InputRequiredResult,
     out: &mut Vec<u8>,
 ) -> serde_json::Result<()> {
-    let mut object = Object::open(out);
-    if let Some(result_type) = &result.result_type {
-        write_result_type(object.key(br#""resultType":"#), result_type)?;
-    }
+    let mut object = open_result(out, result.result_type.as_ref())?;
     if let Some(requests) = &result.input_requests {
         let mut questions = Object::open(object.key(br#""inputRequests":"#));
         for (key, request) in requests {
@@ -101,11 +91,7 @@ pub(super) fn write_input_required_result(
     if let Some(state) = &result.request_state {
         object.member(br#""requestState":"#, state)?;
     }
-    if let Some(meta) = &result.meta {
-        write_meta(object.key(br#""_meta":"#), meta)?;
-    }
-    object.close();
-    Ok(())
+    close_result(object, result.meta.as_ref())
 }
 
 fn write_input_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Result<()> {
@@ -125,6 +111,27 @@ fn write_input_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json:
         }
         other => serde_json::to_writer(out, other),
     }
+}
+
+/// Opens a result's object with its `resultType`, the first member of each.
+fn open_result<'a>(
+    out: &'a mut Vec<u8>,
+    result_type: Option<&ResultType>,
+) -> serde_json::Result<Object<'a>> {
+    let mut object = Object::open(out);
+    if let Some(result_type) = result_type {
+        write_result_type(object.key(br#""resultType":"#), result_type)?;
+    }
+    Ok(object)
+}
+
+/// Closes a result's object after its `_meta`, the last member of each.
+fn close_result(mut object: Object<'_>, meta: Option<&ResultMeta>) -> serde_json::Result<()> {
+    if let Some(meta) = meta {
+        write_meta(object.key(br#""_meta":"#), meta)?;
+    }
+    object.close();
+    Ok(())
 }
 
 fn write_result_type(out: &mut Vec<u8>, result_type: &ResultType) -> serde_json::Result<()> {
