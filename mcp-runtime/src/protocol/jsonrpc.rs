@@ -9,7 +9,6 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Text;
-use super::canonical::write_str;
 use super::error::McpError;
 use super::result_fields::WireResult;
 
@@ -338,34 +337,6 @@ pub(crate) fn wire_result_line<R: WireResult>(id: &RequestId, result: &R) -> Str
     finish_line(write_result(id, |line| result.write_json(line)))
 }
 
-/// [`result_line`] with `"requestState": state` as the last member of the result `write`
-/// writes, which must be an object without a `requestState` of its own.
-///
-/// A sealed state is hundreds of bytes of base64url: serde_json would look at each of them for
-/// an escape, which costs more than the rest of the result. [`write_str`] copies its plain runs
-/// eight bytes at a time.
-pub(crate) fn result_line_with_state(
-    id: &RequestId,
-    write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
-    state: &str,
-) -> String {
-    let written = write_result(id, write).and_then(|mut line| {
-        // Only an object ends in `}`: the last two bytes close it and the response.
-        if !line.ends_with("}}") {
-            return Err("the result is not an object".to_owned());
-        }
-        line.truncate(line.len() - 2);
-        if !line.ends_with('{') {
-            line.push(',');
-        }
-        line.push_str(r#""requestState":"#);
-        write_str(&mut line, state);
-        line.push_str("}}");
-        Ok(line)
-    });
-    finish_line(written)
-}
-
 /// Writes `{"jsonrpc":"2.0","id":…,"error":…}`; `id` is left out when the request had no
 /// usable one (the MCP schemas allow no `null` id).
 pub fn error_line(id: Option<&RequestId>, error: &McpError) -> String {
@@ -547,35 +518,6 @@ mod tests {
     }
 
     #[test]
-    fn the_state_joins_the_result_as_serde_json_would_write_it() {
-        let id = RequestId::Number(7);
-        let cases = [
-            (json!({"resultType": "input_required"}), "v1.AbC-_9"),
-            (json!({}), "v1.AbC-_9"),
-            (json!({"a": {"b": {}}}), "é ü"),
-            // Escaped, as any other string.
-            (
-                json!({"a": 1}),
-                "quote \" backslash \\ line\n tab\t bell\u{7}",
-            ),
-        ];
-        for (result, state) in cases {
-            let line =
-                result_line_with_state(&id, |line| serde_json::to_writer(line, &result), state);
-            let mut expected = result.clone();
-            expected["requestState"] = json!(state);
-            assert_eq!(
-                parsed(&line),
-                json!({"jsonrpc": "2.0", "id": 7, "result": expected}),
-                "{line}"
-            );
-            let mut last = r#""requestState":"#.to_owned();
-            write_str(&mut last, state);
-            assert!(line.ends_with(&format!("{last}}}}}")), "{line}");
-        }
-    }
-
-    #[test]
     fn ids_are_strings_or_integers_and_anything_else_is_refused_without_an_id() {
         let message = |id: &str| format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
         for (id, expected) in [
@@ -620,15 +562,5 @@ mod tests {
             matches!(absent, Ok(Incoming::Notification(_))),
             "{absent:?}"
         );
-    }
-
-    #[test]
-    fn a_result_that_is_not_an_object_gets_no_state() {
-        let line = result_line_with_state(
-            &RequestId::Number(1),
-            |line| serde_json::to_writer(line, &json!(["}"])),
-            "v1.x",
-        );
-        assert_eq!(parsed(&line)["error"]["code"], -32603, "{line}");
     }
 }

@@ -9,8 +9,7 @@ use tokio_util::either::Either;
 
 use crate::protocol::{
     ClientCapabilities, EmptyResult, Generation, InputRequiredResult, LoggingLevel, McpError,
-    RawRequest, RequestId, WireResult, decode_params, methods, result_line_with_state,
-    wire_result_line,
+    RawRequest, RequestId, WireResult, decode_params, methods, wire_result_line,
 };
 
 use super::Server;
@@ -387,9 +386,8 @@ impl Server {
                         },
                     };
                     let identity = context.identity_handle();
-                    let sealed =
-                        self.seal_state(plaintext, &binding, method, identity.as_deref())?;
-                    return Ok(self.result_line_with_state(id, generation, ask, &sealed));
+                    ask.request_state =
+                        Some(self.seal_state(plaintext, &binding, method, identity.as_deref())?);
                 }
                 Ok(self.result_line(id, generation, ask))
             }
@@ -405,20 +403,6 @@ impl Server {
     ) -> String {
         result.fill(self.result_fields(generation));
         wire_result_line(id, &result)
-    }
-
-    /// [`result_line`](Self::result_line) with the `requestState` the client echoes, written by
-    /// `canonical::write_str` rather than through serde_json (see the protocol's
-    /// `result_line_with_state`).
-    fn result_line_with_state(
-        &self,
-        id: &RequestId,
-        generation: Generation,
-        mut result: InputRequiredResult,
-        state: &str,
-    ) -> String {
-        result.fill(self.result_fields(generation));
-        result_line_with_state(id, |line| result.write_json(line), state)
     }
 }
 
