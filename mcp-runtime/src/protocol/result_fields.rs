@@ -39,10 +39,7 @@ pub trait WireResult: Serialize + Send + 'static {
     /// Appends the JSON of the result to `out`: what its `Serialize` writes, which a type the
     /// runtime sends on every call writes faster.
     #[doc(hidden)]
-    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()>
-    where
-        Self: Sized,
-    {
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         serde_json::to_writer(out, self)
     }
 }

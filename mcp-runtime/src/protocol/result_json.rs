@@ -28,14 +28,20 @@ impl<'a> Object<'a> {
         Self { out, empty: true }
     }
 
-    /// Starts a member; `key` is its quoted key and the colon, as written.
-    fn key(&mut self, key: &[u8]) -> &mut Vec<u8> {
+    /// Starts a member: the comma before it, if it is not the first.
+    fn next(&mut self) -> &mut Vec<u8> {
         if !self.empty {
             self.out.push(b',');
         }
         self.empty = false;
-        self.out.extend_from_slice(key);
         self.out
+    }
+
+    /// Starts a member; `key` is its quoted key and the colon, as written.
+    fn key(&mut self, key: &[u8]) -> &mut Vec<u8> {
+        let out = self.next();
+        out.extend_from_slice(key);
+        out
     }
 
     fn member<T: Serialize + ?Sized>(&mut self, key: &[u8], value: &T) -> serde_json::Result<()> {
@@ -82,8 +88,8 @@ pub(super) fn write_input_required_result(
     if let Some(requests) = &result.input_requests {
         let mut questions = Object::open(object.key(br#""inputRequests":"#));
         for (key, request) in requests {
-            let out = questions.key(b"");
-            serde_json::to_writer(&mut *out, key)?;
+            let out = questions.next();
+            write_text(out, key)?;
             out.push(b':');
             write_input_request(out, request)?;
         }
