@@ -110,7 +110,7 @@ fn write_input_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json:
             out.extend_from_slice(
                 br#"{"method":"elicitation/create","params":{"mode":"form","message":"#,
             );
-            serde_json::to_writer(&mut *out, message)?;
+            write_text(out, message)?;
             out.extend_from_slice(br#","requestedSchema":"#);
             serde_json::to_writer(&mut *out, requested_schema)?;
             out.extend_from_slice(b"}}");
@@ -171,7 +171,7 @@ fn write_block(out: &mut Vec<u8>, block: &ContentBlock) -> serde_json::Result<()
             meta: None,
         }) => {
             out.extend_from_slice(br#"{"type":"text","text":"#);
-            serde_json::to_writer(&mut *out, text)?;
+            write_text(out, text)?;
             out.push(b'}');
             Ok(())
         }
