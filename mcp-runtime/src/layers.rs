@@ -10,7 +10,7 @@ const LAYERS: &[&[&str]] = &[
     // Test code only: the random source of the tests that generate inputs.
     &["test_rng"],
     &[
-        "protocol", "boxed", "identity", "panics", "backoff", "outlined",
+        "protocol", "boxed", "identity", "panics", "backoff", "outlined", "name_map",
     ],
     &["state", "telemetry"],
     &["auth"],

@@ -9,8 +9,8 @@
 //! 1. [`protocol`]: JSON-RPC 2.0, the MCP types of 2026-07-28 and 2025-11-25, and the
 //!    canonical JSON that digests and claims are computed over. Beside it, pieces with no
 //!    dependencies: [`BoxFuture`] and [`BoxError`], the verified caller
-//!    ([`auth::Identity`]), catching a handler's panic, and (feature `redis`) the back-off
-//!    between attempts to reach Redis.
+//!    ([`auth::Identity`]), catching a handler's panic, the tables of the server's names,
+//!    and (feature `redis`) the back-off between attempts to reach Redis.
 //! 2. [`state`]: sealing of `requestState` (AES-256-GCM, claims, key rotation), bound to the
 //!    caller's identity. Beside it (feature `otel`), `telemetry`: the spans and metrics of an
 //!    MCP operation, which the server and the client below and above call into.
@@ -44,6 +44,7 @@ mod boxed;
 pub mod client;
 mod error;
 mod identity;
+mod name_map;
 #[cfg(feature = "http")]
 mod outlined;
 mod panics;

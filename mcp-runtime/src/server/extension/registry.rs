@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::name_map::NameMap;
 use crate::protocol::{JsonObject, ResultType, methods};
 
 use super::{Extension, MethodHandler, id};
@@ -19,13 +20,13 @@ const ANSWERING: &[&str] = methods::MULTI_ROUND;
 pub(crate) struct Extensions {
     /// `capabilities.extensions`: each id with its settings.
     advertised: JsonObject,
-    methods: HashMap<String, Served>,
+    methods: NameMap<Served>,
     /// Each extra `resultType` value with its extension and the methods it may answer.
-    result_types: HashMap<String, (Arc<str>, Vec<String>)>,
+    result_types: NameMap<(Arc<str>, Vec<String>)>,
     /// Method → the params field its requests are routed by. Apart from `methods` so that it
     /// stays empty on a server no extension of which routes, where a lookup returns before
     /// hashing the method name: core requests pay nothing for it.
-    routing: HashMap<String, String>,
+    routing: NameMap<String>,
     /// How listens read the tasks they ask for: the tasks extension's.
     task_reader: Option<TaskReader>,
 }

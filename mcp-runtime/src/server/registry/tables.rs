@@ -2,12 +2,12 @@
 //! routed by tool name, prompt name or resource URI, all read from the live [`Tables`] so that
 //! what a `ServerHandle` changes at run time is what the next request sees.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::boxed::BoxFuture;
+use crate::name_map::NameMap;
 use crate::protocol::{
     CacheHint, CallToolParams, CallToolResult, CompleteParams, CompleteResult, CompletionReference,
     Generation, McpError, Outcome, PaginatedParams, Prompt, Resource, ResourceTemplate,
@@ -87,14 +87,14 @@ pub(crate) struct Tables {
     /// cursor from before a change is refused rather than skipping or repeating entries.
     pub versions: Versions,
     tool_listing: Arc<[Tool]>,
-    tool_calls: HashMap<String, ToolRun>,
+    tool_calls: NameMap<ToolRun>,
     prompt_listing: Arc<[Prompt]>,
     /// Each prompt's function, and the scopes its caller must hold.
-    prompt_calls: HashMap<String, (PromptCall, Arc<[String]>)>,
+    prompt_calls: NameMap<(PromptCall, Arc<[String]>)>,
     resource_listing: Arc<[Resource]>,
     template_listing: Arc<[ResourceTemplate]>,
     /// Static resources by URI, as indexes into `resources`.
-    exact: HashMap<String, usize>,
+    exact: NameMap<usize>,
     /// Templates, in registration order (the first that matches a URI reads it).
     patterns: Vec<usize>,
     completions: Completions,
@@ -136,7 +136,7 @@ impl Tables {
             .collect();
         let mut statics = Vec::new();
         let mut templates = Vec::new();
-        let mut exact = HashMap::new();
+        let mut exact = NameMap::default();
         let mut patterns = Vec::new();
         for (index, entry) in resources.iter().enumerate() {
             match &entry.listing {

@@ -1,7 +1,6 @@
 //! Which tool arguments are mirrored into `Mcp-Param-*` headers, read from the server's own
 //! `tools/list` (the input schemas mark them with `x-mcp-header`).
 
-use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -9,6 +8,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::name_map::NameMap;
 use crate::protocol::{RawRequest, RequestId, V2026_07_28, keys, methods};
 use crate::server::{Connection, Exchange, NotificationSink, Server};
 
@@ -28,7 +28,7 @@ const RELEARN_AFTER: Duration = Duration::from_secs(5);
 struct Table {
     learnt: Instant,
     /// Every listed tool, with no bindings for most.
-    tools: HashMap<String, Bindings>,
+    tools: NameMap<Bindings>,
 }
 
 /// Tool name → its bindings, learnt from the server's `tools/list` on first use.
@@ -93,7 +93,7 @@ fn none() -> Bindings {
     Arc::new([])
 }
 
-async fn learn(server: &Server) -> HashMap<String, Bindings> {
+async fn learn(server: &Server) -> NameMap<Bindings> {
     #[derive(Deserialize)]
     struct Page {
         result: Option<PageResult>,
@@ -111,7 +111,7 @@ async fn learn(server: &Server) -> HashMap<String, Bindings> {
         #[serde(rename = "inputSchema", default)]
         input_schema: Value,
     }
-    let mut table = HashMap::new();
+    let mut table = NameMap::default();
     let mut cursor: Option<String> = None;
     for page in 0..MAX_PAGES {
         let mut params = json!({"_meta": {
