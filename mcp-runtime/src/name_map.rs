@@ -3,8 +3,10 @@
 
 use std::collections::HashMap;
 
-/// A table of the server's names. A client's name only ever probes it and never goes in, so
-/// it needs no defence against keys chosen to collide, which is what SipHash, the standard
-/// hasher, pays for on every lookup (about a hundred instructions for a short name);
-/// foldhash, hashbrown's own default, takes a fraction of that.
+/// A table of the server's names. Its keys come from the application's code, or for a proxy
+/// from the listing of the server it forwards to; a client's name only ever probes it. So it
+/// needs no defence against a client choosing keys that collide, which is what SipHash, the
+/// standard hasher, pays for on every lookup (about a hundred instructions for a short name).
+/// foldhash, hashbrown's own default, takes a fraction of that, with a random seed per table
+/// that nothing reveals: the listings are kept in order apart from these tables.
 pub(crate) type NameMap<V> = HashMap<String, V, foldhash::fast::RandomState>;
