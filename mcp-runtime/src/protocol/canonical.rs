@@ -228,7 +228,7 @@ impl<'a> Scan<'a> {
 
 /// The length of the leading run of bytes that need no escaping (printable ASCII other than
 /// `"` and `\\`), checked eight bytes at a time.
-pub(crate) fn plain_prefix(bytes: &[u8]) -> usize {
+pub(super) fn plain_prefix(bytes: &[u8]) -> usize {
     use swar::{HIGHS, ONES, below};
     // Control characters, DEL and non-ASCII, quotes, backslashes.
     swar::leading_run(bytes, |x| {

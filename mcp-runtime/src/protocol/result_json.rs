@@ -141,9 +141,10 @@ fn close_result(mut object: Object<'_>, meta: Option<&ResultMeta>) -> serde_json
     Ok(())
 }
 
-/// `text` as serde_json writes a string. A sealed state is hundreds of bytes of base64url,
-/// which serde_json would look at one by one for an escape: text with nothing to escape is
-/// copied whole once [`plain_prefix`] has found so, eight bytes at a time.
+/// `text` as serde_json writes a string. serde_json looks at each byte for an escape; most of
+/// what a result carries (a sealed state's hundreds of bytes of base64url, a tool's text,
+/// a question's name and message) has none, and is copied whole once [`plain_prefix`] has
+/// found so, eight bytes at a time.
 fn write_text(out: &mut Vec<u8>, text: &str) -> serde_json::Result<()> {
     if plain_prefix(text.as_bytes()) < text.len() {
         return serde_json::to_writer(out, text);
